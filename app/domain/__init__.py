@@ -1,0 +1,1 @@
+"""The rules engine: pure Python, no web, database or validation library (see RULES.md ids)."""
