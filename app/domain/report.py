@@ -76,8 +76,9 @@ def resolve_report(
     an eligible player with no choice supports), R-REP-7 (each period on its own),
     R-REP-8 (Sisto IV), R-REP-9 (Martin Lutero), R-REP-10 (per-player outcome) and
     R-FT-2 (faith above 15 counts as 15). ``default_choice`` stands in for any eligible
-    player who has not chosen. Raises DecisionsPending naming every eligible player
-    without a choice (outside the last report).
+    player who has not chosen, except in the last report, where such a player supports.
+    Raises DecisionsPending naming every eligible player without a choice (outside the
+    last report).
     """
     try:
         info = period_info(period)
@@ -124,14 +125,22 @@ def _resolve_player(
 
     eligible = faith >= threshold
     if eligible:
-        choice: Choice = player.choice or default_choice or "support"
-        if player.choice is None:
-            rules.append("R-REP-6" if last and default_choice is None else "R-REP-5")
-            notes.append(
-                "no choice was made: supports, as refusing the last report can only cost"
-                if last and default_choice is None
-                else f"no choice was made: the default choice {choice!r} applies"
-            )
+        choice: Choice
+        if player.choice is not None:
+            choice = player.choice
+        elif last:
+            # R-REP-6: refusing the last report can only cost the player, so one who has not
+            # chosen supports, whatever default the table asked for.
+            choice = "support"
+            rules.append("R-REP-6")
+            note = "no choice was made: supports, as refusing the last report can only cost"
+            if default_choice == "refuse":
+                note += " (the default choice 'refuse' does not apply to the last report)"
+            notes.append(note)
+        else:
+            choice = default_choice or "support"
+            rules.append("R-REP-5")
+            notes.append(f"no choice was made: the default choice {choice!r} applies")
     else:
         choice = "refuse"  # R-REP-6: a refusal is treated as being short, and vice versa
         rules.append("R-REP-4")
