@@ -157,9 +157,6 @@ class ReportDecision(Base):
         ForeignKeyConstraint(
             ["game_id", "period"], ["reports.game_id", "reports.period"], ondelete="CASCADE"
         ),
-        ForeignKeyConstraint(
-            ["game_id", "player_id"], ["players.game_id", "players.id"], ondelete="CASCADE"
-        ),
         CheckConstraint("choice IN ('support', 'refuse')", name="choice_known"),
     )
 
@@ -182,6 +179,10 @@ class Event(Base):
     type: Mapped[str] = mapped_column(String(40))
     at: Mapped[datetime] = mapped_column(UTCDateTime())
     data: Mapped[dict[str, Any]] = mapped_column(JSON())
+
+    # Never loaded (lazy="raise"); it makes the unit of work insert a new game before
+    # the events appended with it in the same flush.
+    game: Mapped[Game] = relationship(lazy="raise")
 
 
 class IdempotencyKey(Base):

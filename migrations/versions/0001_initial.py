@@ -137,12 +137,6 @@ def upgrade() -> None:
             name="fk_report_decisions_game_id_period_reports",
             ondelete="CASCADE",
         ),
-        sa.ForeignKeyConstraint(
-            ["game_id", "player_id"],
-            ["players.game_id", "players.id"],
-            name="fk_report_decisions_game_id_player_id_players",
-            ondelete="CASCADE",
-        ),
         sa.PrimaryKeyConstraint("game_id", "period", "player_id", name="pk_report_decisions"),
     )
 
