@@ -1,0 +1,126 @@
+"""Every query of the service. Repositories use ``self.session`` and never commit."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Table, delete, exists, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session, make_transient_to_detached, selectinload
+
+from app.persistence.models import (
+    Event,
+    Game,
+    IdempotencyKey,
+    Player,
+    Report,
+    utcnow,
+)
+
+
+class GameRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, game: Game) -> None:
+        """Stage a new game with its players and reports (inserted at commit)."""
+        self.session.add(game)
+
+    def get(self, game_id: str, *, for_update: bool = False) -> Game | None:
+        """The game with its players (and their excommunications) and reports (and their
+        decisions), in five SELECTs whatever the number of players.
+
+        ``for_update`` locks the game row until the transaction ends (PostgreSQL; SQLite
+        has no row locks, a ``write=True`` transaction already holds the database's write
+        lock) and refreshes objects already in the session.
+        """
+        statement = (
+            select(Game)
+            .where(Game.id == game_id)
+            .options(
+                selectinload(Game.players).selectinload(Player.excommunications),
+                selectinload(Game.reports).selectinload(Report.decisions),
+            )
+        )
+        if for_update:
+            statement = statement.with_for_update(of=Game).execution_options(populate_existing=True)
+        return self.session.scalars(statement).one_or_none()
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self.session.scalar(select(exists().where(Game.id == game_id))))
+
+
+class EventRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def append(self, game_id: str, seq: int, type: str, data: dict[str, Any], at: datetime) -> None:
+        self.session.add(Event(game_id=game_id, seq=seq, type=type, data=data, at=at))
+
+    def list_after(self, game_id: str, after: int, limit: int) -> list[Event]:
+        """Events of the game with ``seq > after``, oldest first, at most ``limit``."""
+        statement = (
+            select(Event)
+            .where(Event.game_id == game_id, Event.seq > after)
+            .order_by(Event.seq)
+            .limit(limit)
+        )
+        return list(self.session.scalars(statement))
+
+
+class IdempotencyRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get(self, key_hash: str, *, for_update: bool = False) -> IdempotencyKey | None:
+        statement = select(IdempotencyKey).where(IdempotencyKey.key_hash == key_hash)
+        if for_update:
+            statement = statement.with_for_update().execution_options(populate_existing=True)
+        return self.session.scalars(statement).one_or_none()
+
+    def try_insert(self, row: IdempotencyKey) -> bool:
+        """Insert ``row`` unless its ``key_hash`` exists; False when it does.
+
+        ``INSERT ... ON CONFLICT DO NOTHING`` leaves the transaction usable either way.
+        When inserted, ``row`` joins the session: later changes to it are flushed as an
+        UPDATE.
+        """
+        if row.created_at is None:
+            row.created_at = utcnow()
+        table = cast(Table, IdempotencyKey.__table__)
+        values = {column.key: getattr(row, column.key) for column in table.columns}
+        insert = (
+            postgresql_insert
+            if self.session.get_bind().dialect.name == "postgresql"
+            else sqlite_insert
+        )
+        statement = (
+            insert(table).values(values).on_conflict_do_nothing(index_elements=[table.c.key_hash])
+        )
+        # Without preserve_rowcount, an INSERT's rowcount is not kept (psycopg gives -1).
+        result = self.session.execute(statement.execution_options(preserve_rowcount=True))
+        assert isinstance(result, CursorResult)
+        if result.rowcount != 1:
+            return False
+        make_transient_to_detached(row)
+        self.session.add(row)
+        return True
+
+    def delete(self, key_hash: str) -> None:
+        self.session.execute(
+            delete(IdempotencyKey)
+            .where(IdempotencyKey.key_hash == key_hash)
+            .execution_options(synchronize_session="fetch")
+        )
+
+    def purge_expired(self, now: datetime) -> int:
+        """Delete the keys whose ``expires_at`` is before ``now``; return how many."""
+        result = self.session.execute(
+            delete(IdempotencyKey)
+            .where(IdempotencyKey.expires_at < now)
+            .execution_options(synchronize_session=False)
+        )
+        assert isinstance(result, CursorResult)
+        return result.rowcount
