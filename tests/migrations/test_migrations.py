@@ -16,7 +16,7 @@ from sqlalchemy.pool import NullPool
 
 from app.persistence.db import normalize_url
 from app.persistence.migrate import alembic_config, downgrade, upgrade
-from app.persistence.models import Base
+from app.persistence.models import NAMING_CONVENTION, Base
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +110,7 @@ def test_head_migration_matches_the_models(empty_url: str) -> None:
 def test_the_comparison_sees_a_model_the_migrations_lack(empty_url: str) -> None:
     """Guards the test above: a model change without a migration is reported."""
     upgrade(empty_url)
-    drifted = MetaData(naming_convention=dict(Base.metadata.naming_convention))
+    drifted = MetaData(naming_convention=NAMING_CONVENTION)
     for table in Base.metadata.sorted_tables:
         table.to_metadata(drifted)
     drifted.tables["players"].append_column(Column("extra", Integer, nullable=True))
