@@ -1,0 +1,37 @@
+"""Runtime settings, read once from the environment (plain names, no prefix)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything the service reads from its environment.
+
+    Built once by :func:`get_settings` (or by a test) and handed to ``create_app``; code
+    reads it from ``app.state.settings`` through ``app.api.deps.get_settings``.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", frozen=True)
+
+    # Relative to the working directory, so a checkout runs with no setup at all.
+    database_url: str = "sqlite:///var/vatican-report.db"
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    workers: int = Field(default=1, ge=1)
+    log_level: str = "info"
+    max_body_bytes: int = Field(default=65536, ge=0)
+    tile_packs_dir: Path | None = None
+    idempotency_ttl_hours: int = Field(default=24, ge=24)
+    retry_after_seconds: int = Field(default=2, ge=0)
+    db_pool_size: int = Field(default=10, ge=1)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read from the environment on first use."""
+    return Settings()
