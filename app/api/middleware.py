@@ -1,0 +1,247 @@
+"""The one middleware every request goes through: request id, access log, metrics, body limit.
+
+Pure ASGI on purpose (``BaseHTTPMiddleware`` runs the app in a separate task and buffers
+through memory streams, which costs measurably per request), and one layer rather than
+four so each request pays for a single wrapper of ``receive``/``send``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from contextvars import ContextVar
+from typing import Any
+
+from prometheus_client import Counter, Histogram
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.problems import (
+    PROBLEM_MEDIA_TYPE,
+    problem_body,
+    problem_bytes,
+    unexpected_error_body,
+)
+
+REQUEST_ID_HEADER = b"x-request-id"
+UNMATCHED_ROUTE = "unmatched"
+
+#: The current request's id, for log lines written anywhere while it is handled.
+request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
+
+access_logger = logging.getLogger("app.access")
+error_logger = logging.getLogger("app.errors")
+
+HTTP_REQUESTS = Counter(
+    "http_requests_total",
+    "HTTP requests handled, by method, route template and status.",
+    ["method", "route", "status"],
+)
+HTTP_DURATION = Histogram(
+    "http_request_duration_seconds",
+    "Time to handle an HTTP request, by method and route template.",
+    ["method", "route"],
+)
+
+# A client's id is echoed only when it is short and plainly printable: it lands in logs.
+_SANE_REQUEST_ID = re.compile(rb"[\x21-\x7e]{1,128}")
+# Any other method is labelled "OTHER" so a client cannot grow the metric series.
+_KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def current_request_id() -> str | None:
+    return request_id_var.get()
+
+
+def route_template(scope: Scope) -> str:
+    """The matched route's path template (bounded cardinality), else ``"unmatched"``."""
+    route = scope.get("route")
+    if route is None:
+        return UNMATCHED_ROUTE
+    template = getattr(route, "path_format", None) or getattr(route, "path", None)
+    if not isinstance(template, str):
+        return UNMATCHED_ROUTE
+    return template or UNMATCHED_ROUTE
+
+
+class PlatformMiddleware:
+    """Request id, access log, Prometheus metrics, body size limit and last-resort errors.
+
+    - ``X-Request-ID``: echoed when the client sent a sane one, else a new uuid4 hex; on
+      every response, problems included; available as :func:`current_request_id`.
+    - One JSON line per request on logger ``app.access``.
+    - ``http_requests_total`` and ``http_request_duration_seconds`` labelled with the
+      route template.
+    - Bodies over ``max_body_bytes`` -> 413 ``payload-too-large``: at once from
+      ``Content-Length``, or as soon as a chunked body grows past the limit.
+    - An exception that escapes the app -> 503 ``service-unavailable`` when the database
+      is down, else a logged 500 ``internal-error``; answered here so the response still
+      carries the request id and is counted.
+    """
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int, retry_after_seconds: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.retry_after = str(retry_after_seconds).encode()
+        self._counters: dict[tuple[str, str, str], Any] = {}
+        self._histograms: dict[tuple[str, str], Any] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        start = time.perf_counter()
+        client_id: bytes | None = None
+        content_length: int | None = None
+        for name, value in scope["headers"]:
+            if name == REQUEST_ID_HEADER:
+                client_id = value
+            elif name == b"content-length":
+                try:
+                    content_length = int(value)
+                except ValueError:
+                    content_length = None
+        if client_id is not None and _SANE_REQUEST_ID.fullmatch(client_id):
+            request_id = client_id.decode("ascii")
+        else:
+            request_id = uuid.uuid4().hex
+        request_id_header = (REQUEST_ID_HEADER, request_id.encode("ascii"))
+        token = request_id_var.set(request_id)
+
+        status = 500
+        started = False
+        too_large = False
+        replaced = False  # the app's own answer was swapped for our 413
+        limit = self.max_body_bytes
+
+        async def send_problem(
+            body: dict[str, Any], extra_headers: list[tuple[bytes, bytes]]
+        ) -> None:
+            nonlocal status, started
+            payload = problem_bytes(body)
+            status = body["status"]
+            started = True
+            headers = [
+                (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+                (b"content-length", str(len(payload)).encode()),
+                request_id_header,
+                *extra_headers,
+            ]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": payload})
+
+        def too_large_body() -> dict[str, Any]:
+            return problem_body(
+                "payload-too-large",
+                detail=f"The request body is larger than {limit} bytes.",
+                instance=scope["path"],
+            )
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status, started, replaced
+            if replaced:
+                return
+            if message["type"] == "http.response.start":
+                if too_large and message["status"] != 413:
+                    # Whatever the app made of the truncated body, the answer is a 413.
+                    replaced = True
+                    await send_problem(too_large_body(), [])
+                    return
+                status = message["status"]
+                started = True
+                headers = [h for h in message.get("headers", ()) if h[0] != REQUEST_ID_HEADER]
+                headers.append(request_id_header)
+                message = {**message, "headers": headers}
+            await send(message)
+
+        received = 0
+
+        async def receive_limited() -> Message:
+            nonlocal received, too_large
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    too_large = True
+                    raise HTTPException(413, f"The request body is larger than {limit} bytes.")
+            return message
+
+        try:
+            if content_length is not None and content_length > limit:
+                too_large = True
+                await send_problem(too_large_body(), [])
+            else:
+                # A declared length within the limit is enforced by the server itself.
+                inner_receive = receive if content_length is not None else receive_limited
+                await self.app(scope, inner_receive, send_wrapper)
+        except Exception as exc:
+            if started:
+                # Too late for a problem document: the server will cut the response.
+                error_logger.error(
+                    "error after the response started on %s %s",
+                    scope["method"],
+                    scope["path"],
+                    exc_info=exc,
+                )
+                status = 500
+                raise
+            if too_large:
+                await send_problem(too_large_body(), [])
+            else:
+                body, unavailable = unexpected_error_body(exc, scope["path"])
+                if unavailable:
+                    error_logger.warning(
+                        "database unavailable on %s %s: %s",
+                        scope["method"],
+                        scope["path"],
+                        type(exc).__name__,
+                    )
+                    await send_problem(body, [(b"retry-after", self.retry_after)])
+                else:
+                    error_logger.error(
+                        "unhandled error on %s %s",
+                        scope["method"],
+                        scope["path"],
+                        exc_info=exc,
+                    )
+                    await send_problem(body, [])
+        finally:
+            duration = time.perf_counter() - start
+            self._record(scope, status, duration, request_id)
+            request_id_var.reset(token)
+
+    def _record(self, scope: Scope, status: int, duration: float, request_id: str) -> None:
+        method = scope["method"]
+        if method not in _KNOWN_METHODS:
+            method = "OTHER"
+        route = route_template(scope)
+        status_label = str(status)
+        counter_key = (method, route, status_label)
+        counter = self._counters.get(counter_key)
+        if counter is None:
+            counter = self._counters[counter_key] = HTTP_REQUESTS.labels(*counter_key)
+        counter.inc()
+        histogram_key = (method, route)
+        histogram = self._histograms.get(histogram_key)
+        if histogram is None:
+            histogram = self._histograms[histogram_key] = HTTP_DURATION.labels(*histogram_key)
+        histogram.observe(duration)
+        if access_logger.isEnabledFor(logging.INFO):
+            access_logger.info(
+                json.dumps(
+                    {
+                        "event": "request",
+                        "method": method,
+                        "route": route,
+                        "path": scope["path"],
+                        "status": status,
+                        "duration_ms": round(duration * 1000, 3),
+                        "request_id": request_id,
+                    },
+                    ensure_ascii=False,
+                )
+            )
