@@ -1,0 +1,106 @@
+"""Operations: liveness, readiness, Prometheus metrics and the problem type pages."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from pydantic import BaseModel, Field
+
+from app.api.deps import get_db
+from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
+from app.persistence.db import Database
+
+router = APIRouter(tags=["operations"])
+
+
+class Health(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+class Readiness(BaseModel):
+    status: str = Field(examples=["ready"])
+
+
+class ProblemTypeInfo(BaseModel):
+    type: str
+    slug: str
+    status: int
+    title: str
+    description: str
+
+
+@router.get(
+    "/healthz",
+    operation_id="getHealth",
+    summary="Liveness: the process is up",
+    response_model=Health,
+)
+async def get_health() -> Health:
+    # Deliberately touches nothing: a database outage must not get the process restarted.
+    return Health(status="ok")
+
+
+@router.get(
+    "/readyz",
+    operation_id="getReadiness",
+    summary="Readiness: the database answers",
+    response_model=Readiness,
+    responses=problem_responses("service-unavailable"),
+)
+async def get_readiness(
+    request: Request, db: Annotated[Database, Depends(get_db)]
+) -> Readiness | Response:
+    try:
+        await run_in_threadpool(db.ping)
+    except Exception as exc:
+        return problem_response(
+            request,
+            "service-unavailable",
+            detail=f"The database does not answer ({type(exc).__name__}).",
+        )
+    return Readiness(status="ready")
+
+
+def _registry() -> CollectorRegistry:
+    # With several worker processes each keeps its own counters; prometheus-client's
+    # multiprocess mode (PROMETHEUS_MULTIPROC_DIR) aggregates them into one answer.
+    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        return REGISTRY
+    from prometheus_client import multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return registry
+
+
+@router.get("/metrics", include_in_schema=False)
+async def get_metrics() -> Response:
+    return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)
+
+
+@router.get("/problems", include_in_schema=False)
+async def list_problem_types() -> dict[str, Any]:
+    return {"problems": [_info(slug).model_dump() for slug in PROBLEM_TYPES]}
+
+
+@router.get("/problems/{slug}", include_in_schema=False, response_model=ProblemTypeInfo)
+async def get_problem_type(request: Request, slug: str) -> ProblemTypeInfo | Response:
+    if slug not in PROBLEM_TYPES:
+        return problem_response(request, "not-found", detail=f"No problem type {slug!r}")
+    return _info(slug)
+
+
+def _info(slug: str) -> ProblemTypeInfo:
+    problem_type = PROBLEM_TYPES[slug]
+    return ProblemTypeInfo(
+        type=f"/problems/{slug}",
+        slug=slug,
+        status=problem_type.status,
+        title=problem_type.title,
+        description=problem_type.description,
+    )
