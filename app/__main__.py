@@ -1,0 +1,89 @@
+"""``python -m app``: apply the migrations, then serve ``app.main:app`` with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import uvicorn
+from sqlalchemy.engine import make_url
+
+from app.persistence.migrate import upgrade
+from app.settings import get_settings
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    settings = get_settings()
+    parser = argparse.ArgumentParser(
+        prog="python -m app",
+        description="Apply the database migrations, then serve the Vatican Report rules service.",
+    )
+    parser.add_argument("--host", default=settings.host, help=f"default {settings.host}")
+    parser.add_argument("--port", type=int, default=settings.port, help=f"default {settings.port}")
+    parser.add_argument(
+        "--workers", type=int, default=settings.workers, help=f"default {settings.workers}"
+    )
+    parser.add_argument(
+        "--no-migrate", action="store_true", help="serve without applying migrations first"
+    )
+    return parser.parse_args(argv)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password hidden, for printing."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy can parse: show nothing of it
+        return "<unparseable database URL>"
+
+
+def log_config(level: str) -> dict[str, Any]:
+    """uvicorn's logging, plus the service's loggers: ``app.access`` as bare JSON lines."""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["formatters"]["json_line"] = {"format": "%(message)s"}
+    config["handlers"]["app_access"] = {
+        "formatter": "json_line",
+        "class": "logging.StreamHandler",
+        "stream": "ext://sys.stdout",
+    }
+    config["loggers"]["app"] = {"handlers": ["default"], "level": level, "propagate": False}
+    config["loggers"]["app.access"] = {
+        "handlers": ["app_access"],
+        "level": level,
+        "propagate": False,
+    }
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _parse_args(argv)
+    settings = get_settings()
+    if not args.no_migrate:
+        upgrade(settings.database_url)
+    print(
+        f"Vatican Report rules service on http://{args.host}:{args.port} "
+        f"({args.workers} worker{'s' if args.workers != 1 else ''}), "
+        f"database {redact_url(settings.database_url)}",
+        flush=True,
+    )
+    level = settings.log_level.upper()
+    uvicorn.run(
+        "app.main:app",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=settings.log_level.lower(),
+        log_config=log_config(level),
+        # The platform middleware writes one JSON access line per request.
+        access_log=False,
+        # Default "auto": uvloop and httptools when they are installed.
+        loop="auto",
+        http="auto",
+        proxy_headers=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The app factory. ``app.main:app`` is the ASGI app that ``python -m app`` serves."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+from fastapi import FastAPI
+
+from app.api.docs import install_docs
+from app.api.middleware import PlatformMiddleware
+from app.api.openapi_doc import camel_case_operation_id, install_openapi
+from app.api.ops import router as ops_router
+from app.api.problems import install_problem_handlers
+from app.api.routers import ROUTERS
+from app.persistence.db import Database
+from app.settings import Settings, get_settings
+
+DESCRIPTION = """\
+Reference rules service for the **Vatican Report** and the **Excommunication** tiles of
+*Lorenzo il Magnifico*: the tiles and the faith track, stateless calculations of reports,
+gains, action values, placement order and final scores, and stored games whose reports
+it resolves.
+
+Every error is an RFC 9457 `application/problem+json` document whose `type` ends in a
+stable slug (see each operation's responses); every response carries `X-Request-ID`.
+"""
+
+TAGS = [
+    {"name": "reference", "description": "Excommunication tiles, the faith track and tile draws."},
+    {"name": "calculations", "description": "Stateless rule calculations: nothing is stored."},
+    {"name": "games", "description": "Stored games: players, faith, leaders and turn order."},
+    {"name": "reports", "description": "Vatican Reports of a stored game: decisions, resolution."},
+    {"name": "operations", "description": "Health, readiness and metrics."},
+]
+
+
+def _package_version() -> str:
+    try:
+        return version("vatican-report")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "1.0.0"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app. Cheap: the database is connected to lazily, on first use."""
+    settings = settings or get_settings()
+    db = Database(settings.database_url, pool_size=settings.db_pool_size)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            app.state.db.dispose()
+
+    app = FastAPI(
+        title="Vatican Report rules service",
+        version=_package_version(),
+        description=DESCRIPTION,
+        openapi_tags=TAGS,
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+        generate_unique_id_function=camel_case_operation_id,
+    )
+    app.state.settings = settings
+    app.state.db = db
+
+    install_problem_handlers(app)
+    app.add_middleware(
+        PlatformMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        retry_after_seconds=settings.retry_after_seconds,
+    )
+    app.include_router(ops_router)
+    install_docs(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    install_openapi(app)
+    return app
+
+
+app = create_app()
