@@ -280,6 +280,13 @@ def validation_error_items(errors: Sequence[Any]) -> list[dict[str, Any]]:
     for error in errors:
         if isinstance(error, Mapping):
             loc, msg, kind = error.get("loc", ()), error.get("msg", ""), error.get("type", "")
+            ctx = error.get("ctx")
+            if (
+                kind == "json_invalid"
+                and isinstance(ctx, Mapping)
+                and isinstance(ctx.get("error"), str)
+            ):
+                msg = f"{msg}: {ctx['error']}"
         else:
             loc, msg, kind = (), error, "value_error"
         items.append({"loc": _json_safe_loc(loc), "msg": str(msg), "type": str(kind)})

@@ -136,6 +136,8 @@ async def test_malformed_json_is_validation_error(client: httpx.AsyncClient) -> 
     assert isinstance(errors, list) and errors
     assert errors[0]["loc"][0] == "body"
     assert set(errors[0]) == {"loc", "msg", "type"}
+    assert errors[0]["type"] == "json_invalid"
+    assert errors[0]["msg"].startswith("JSON decode error: ")
 
 
 async def test_non_utf8_body_gives_json_safe_validation_error(client: httpx.AsyncClient) -> None:
