@@ -170,7 +170,12 @@ def parse_effect(data: Any, where: str) -> Effect:
 def parse_pack(data: Any, source: str) -> list[Tile]:
     """Validate one pack document (the format of ``catalogue/base.json``) into tiles."""
     _require(isinstance(data, dict), source, "a pack must be a JSON object")
-    _require(data.get("format") == PACK_FORMAT, f"{source}: format", f"must be {PACK_FORMAT}")
+    pack_format = data.get("format")
+    _require(
+        type(pack_format) is int and pack_format == PACK_FORMAT,
+        f"{source}: format",
+        f"must be {PACK_FORMAT}",
+    )
     expansion = data.get("expansion")
     _require(
         isinstance(expansion, str) and 0 < len(expansion) <= 32 and expansion.isidentifier(),
@@ -197,7 +202,7 @@ def parse_pack(data: Any, source: str) -> list[Tile]:
         )
         period = raw.get("period")
         _require(
-            period in (1, 2, 3) and not isinstance(period, bool),
+            type(period) is int and period in (1, 2, 3),
             f"{where}.period",
             "must be 1, 2 or 3",
         )
