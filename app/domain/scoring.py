@@ -17,6 +17,13 @@ MILITARY_FIRST_VP = 5
 MILITARY_SECOND_VP = 2
 RESOURCES_PER_VP = 5
 MAX_CARDS_OF_A_TYPE = 6
+COUNTS: tuple[str, ...] = (
+    "victory_points",
+    "military_points",
+    "territories",
+    "characters",
+    "venture_points",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +69,17 @@ def _check(players: Sequence[ScoringPlayer]) -> None:
     if len(set(ids)) != len(ids):
         raise InvalidInput("a player is listed twice", loc=("players",))
     for index, p in enumerate(players):
+        # Negative counts are invalid input (API.md): a negative card count would index the
+        # VP tables from the end, and negative VP would turn III-4 into a gain.
+        for name in COUNTS:
+            if getattr(p, name) < 0:
+                raise InvalidInput(f"{name} cannot be negative", loc=("players", index, name))
+        for group in ("resources", "building_costs"):
+            for key, amount in getattr(p, group).items():
+                if amount < 0:
+                    raise InvalidInput(
+                        f"{group}.{key} cannot be negative", loc=("players", index, group, key)
+                    )
         for name in ("territories", "characters"):
             if getattr(p, name) > MAX_CARDS_OF_A_TYPE:
                 raise InvalidInput(
