@@ -2,4 +2,6 @@
 
 from fastapi import APIRouter
 
-ROUTERS: list[APIRouter] = []
+from app.api.routers import calculations, games, reference, reports
+
+ROUTERS: list[APIRouter] = [reference.router, calculations.router, games.router, reports.router]

@@ -1,0 +1,111 @@
+"""Request headers with meaning in the contract: bearer tokens, If-Match, Idempotency-Key."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from app.api.deps import get_db, get_settings
+from app.domain.errors import InvalidInput
+from app.domain.tiles import Catalogue, load_catalogue
+from app.persistence.db import Database
+from app.services.errors import VersionMismatch
+from app.services.games import GameService
+from app.services.idempotency import Idempotency
+
+_ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+
+
+def bearer_token(
+    authorization: Annotated[
+        str | None,
+        Header(description="`Bearer <token>`: the game's host token or one of its player tokens."),
+    ] = None,
+) -> str | None:
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def expected_version(
+    if_match: Annotated[
+        str | None,
+        Header(description='The version you last read, as its ETag (`"3"`); 412 when stale.'),
+    ] = None,
+) -> int | None:
+    if if_match is None or if_match.strip() == "*":
+        return None
+    found = _ETAG.match(if_match.strip())
+    if found is None:
+        raise VersionMismatch(
+            f"If-Match {if_match!r} is not an ETag of this service, e.g. '\"3\"'."
+        )
+    return int(found.group(1))
+
+
+def idempotency_key(
+    key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            description="A unique key per operation (e.g. a UUID); a retry with the same key "
+            "and body replays the first answer.",
+        ),
+    ] = None,
+) -> str | None:
+    if key is not None and not _IDEMPOTENCY_KEY.match(key):
+        raise InvalidInput(
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            loc=("header", "Idempotency-Key"),
+        )
+    return key
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def get_catalogue(request: Request) -> Catalogue:
+    """The tile catalogue, loaded once per process (base tiles plus configured packs)."""
+    state = request.app.state
+    catalogue: Catalogue | None = getattr(state, "catalogue", None)
+    if catalogue is None:
+        catalogue = load_catalogue(get_settings(request).tile_packs_dir)
+        state.catalogue = catalogue
+    return catalogue
+
+
+def get_game_service(
+    request: Request,
+    db: Annotated[Database, Depends(get_db)],
+    catalogue: Annotated[Catalogue, Depends(get_catalogue)],
+) -> GameService:
+    service: GameService | None = getattr(request.app.state, "game_service", None)
+    if service is None:
+        service = GameService(db, catalogue)
+        request.app.state.game_service = service
+    return service
+
+
+Token = Annotated[str | None, Depends(bearer_token)]
+IfMatch = Annotated[int | None, Depends(expected_version)]
+IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]
+Games = Annotated[GameService, Depends(get_game_service)]
+Tiles = Annotated[Catalogue, Depends(get_catalogue)]
+
+
+def get_idempotency(request: Request) -> Idempotency:
+    idempotency: Idempotency | None = getattr(request.app.state, "idempotency", None)
+    if idempotency is None:
+        settings = get_settings(request)
+        idempotency = Idempotency(get_db(request), timedelta(hours=settings.idempotency_ttl_hours))
+        request.app.state.idempotency = idempotency
+    return idempotency
+
+
+Replays = Annotated[Idempotency, Depends(get_idempotency)]

@@ -1,0 +1,95 @@
+"""Reference data: the faith track, the tile catalogue and reproducible draws."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from app.api.headers import Tiles
+from app.api.problems import problem_responses
+from app.api.schemas.base import JSONModelResponse, raw_json_response
+from app.api.schemas.reference import (
+    FaithStep,
+    FaithTrack,
+    PeriodRead,
+    TileDrawCreate,
+    TileDrawRead,
+    TileList,
+    TileRead,
+)
+from app.domain.draw import MAX_SEED, draw_tiles
+from app.domain.errors import NotFound
+from app.domain.faith import FAITH_VICTORY_POINTS, MAX_FAITH, PERIODS
+from app.services.tokens import new_seed
+
+router = APIRouter(prefix="/v1", tags=["reference"])
+CACHEABLE = {"Cache-Control": "public, max-age=3600"}
+
+# The faith track never changes: serialise it once, at import.
+_FAITH_TRACK = FaithTrack(
+    max_faith=MAX_FAITH,
+    steps=[FaithStep(faith=f, victory_points=vp) for f, vp in enumerate(FAITH_VICTORY_POINTS)],
+    periods=[
+        PeriodRead(period=p.number, report_round=p.report_round, threshold=p.threshold)
+        for p in PERIODS
+    ],
+)
+_FAITH_TRACK_JSON = _FAITH_TRACK.__pydantic_serializer__.to_json(_FAITH_TRACK)
+
+
+@router.get("/faith-track", operation_id="getFaithTrack", response_model=FaithTrack)
+async def get_faith_track() -> Response:
+    """R-FT-1, R-REP-1: the VP paid at each faith step and the three report thresholds."""
+    return raw_json_response(_FAITH_TRACK_JSON, 200, CACHEABLE)
+
+
+@router.get(
+    "/excommunication-tiles",
+    operation_id="listExcommunicationTiles",
+    response_model=TileList,
+    responses=problem_responses("validation-error", "unknown-expansion"),
+)
+async def list_tiles(
+    catalogue: Tiles,
+    period: Annotated[int | None, Query(ge=1, le=3)] = None,
+    expansion: Annotated[str | None, Query(max_length=32)] = None,
+) -> JSONModelResponse:
+    """Every tile, in catalogue order (the order the draw uses), optionally filtered."""
+    if expansion is not None:
+        catalogue.check_expansions([expansion, "base"], loc=("query", "expansion"))
+    tiles = [TileRead.of(t) for t in catalogue.select(period=period, expansion=expansion)]
+    return JSONModelResponse(TileList(tiles=tiles), headers=CACHEABLE)
+
+
+@router.get(
+    "/excommunication-tiles/{tile_id}",
+    operation_id="getExcommunicationTile",
+    response_model=TileRead,
+    responses=problem_responses("not-found"),
+)
+async def get_tile(tile_id: str, catalogue: Tiles) -> JSONModelResponse:
+    tile = catalogue.get(tile_id)
+    if tile is None:
+        raise NotFound(f"No excommunication tile {tile_id!r}.")
+    return JSONModelResponse(TileRead.of(tile), headers=CACHEABLE)
+
+
+@router.post(
+    "/tile-draws",
+    operation_id="drawTiles",
+    response_model=TileDrawRead,
+    responses=problem_responses("validation-error", "unknown-expansion"),
+)
+async def draw(body: TileDrawCreate, catalogue: Tiles) -> JSONModelResponse:
+    """R-DRAW-1/2: one tile per period, reproducible from the seed (nothing is stored).
+    The algorithm is documented in docs/rules.md so a client can verify the draw."""
+    seed = new_seed(MAX_SEED) if body.seed is None else body.seed
+    result = draw_tiles(catalogue, body.expansions, seed)
+    return JSONModelResponse(
+        TileDrawRead(
+            seed=seed,
+            algorithm=result.algorithm or "",
+            tiles={str(period): tile.id for period, tile in result.tiles.items()},
+        )
+    )

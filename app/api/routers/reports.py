@@ -1,0 +1,119 @@
+"""Vatican Reports of a stored game: read, decide, resolve (R-REP-*)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Path, Response
+
+from app.api.headers import Games, IdempotencyKey, IfMatch, Replays, Token, etag
+from app.api.presenters import report_read
+from app.api.problems import problem_responses
+from app.api.routers.games import replayable
+from app.api.schemas.base import JSONModelResponse
+from app.api.schemas.games import DecisionUpdate, ReportRead, ResolutionCreate
+from app.persistence.models import Game, Report
+from app.services.idempotency import StoredAnswer, request_fingerprint
+from app.services.tokens import hash_token
+
+router = APIRouter(prefix="/v1/games/{game_id}/reports", tags=["reports"])
+Period = Path(ge=1, le=3, description="1, 2 or 3 (periods I-III)")
+
+REPORT_STATE_PROBLEMS = ("report-resolved", "report-out-of-order")
+
+
+@router.get(
+    "/{period}",
+    operation_id="getReport",
+    response_model=ReportRead,
+    responses=problem_responses(
+        "unauthorized", "not-found", "validation-error", "service-unavailable"
+    ),
+)
+def get_report(game_id: str, games: Games, token: Token, period: int = Period) -> JSONModelResponse:
+    """The report of a period: who is eligible (faith at or above the threshold), who chose
+    what, and once resolved the outcome of every player."""
+    game, report = games.get_report(game_id, period, token)
+    return JSONModelResponse(report_read(game, report), headers={"ETag": etag(game.version)})
+
+
+@router.put(
+    "/{period}/decisions/{player_id}",
+    operation_id="setReportDecision",
+    response_model=ReportRead,
+    responses=problem_responses(
+        "unauthorized",
+        "forbidden",
+        "not-found",
+        "validation-error",
+        "version-mismatch",
+        "not-eligible",
+        *REPORT_STATE_PROBLEMS,
+        "service-unavailable",
+    ),
+)
+def set_decision(
+    game_id: str,
+    player_id: str,
+    body: DecisionUpdate,
+    games: Games,
+    token: Token,
+    version: IfMatch,
+    period: int = Period,
+) -> JSONModelResponse:
+    """R-REP-5: an eligible player (or the host for them) chooses `support` or `refuse`;
+    the choice can be changed until the report is resolved."""
+    game, report = games.set_decision(game_id, period, player_id, body.choice, token, version)
+    return JSONModelResponse(report_read(game, report), headers={"ETag": etag(game.version)})
+
+
+@router.post(
+    "/{period}/resolution",
+    status_code=201,
+    operation_id="resolveReport",
+    response_model=ReportRead,
+    responses=problem_responses(
+        "unauthorized",
+        "forbidden",
+        "not-found",
+        "validation-error",
+        "version-mismatch",
+        "decisions-pending",
+        *REPORT_STATE_PROBLEMS,
+        "idempotency-key-reused",
+        "idempotency-in-flight",
+        "service-unavailable",
+    ),
+)
+def resolve_report(
+    game_id: str,
+    body: ResolutionCreate,
+    games: Games,
+    replays: Replays,
+    token: Token,
+    version: IfMatch,
+    key: IdempotencyKey,
+    period: int = Period,
+) -> Response:
+    """R-REP-2..10: resolve the report once, in period order, and apply every outcome to
+    the players atomically. Eligible players without a choice take `default_choice`;
+    without one the answer is 409 `decisions-pending` naming them (period 3 needs none)."""
+    scope = f"resolveReport:{game_id}:{period}"
+    # The caller's token is part of the fingerprint: only the same client replays.
+    fingerprint = request_fingerprint(scope, body.model_dump_json(), hash_token(token or ""))
+
+    def render(result: tuple[Game, Report]) -> StoredAnswer:
+        game, report = result
+        model = report_read(game, report)
+        return StoredAnswer(
+            201, model.__pydantic_serializer__.to_json(model), {"ETag": etag(game.version)}
+        )
+
+    answer = replays.run(
+        scope,
+        key,
+        fingerprint,
+        lambda session: games.resolve(
+            session, game_id, period, body.default_choice, token, version
+        ),
+        render,
+    )
+    return replayable(answer)

@@ -1,0 +1,1 @@
+"""Request and response models, one module per area; requests are strict (API.md)."""

@@ -1,0 +1,64 @@
+"""Shared bases: strict requests, plain responses, and the resource bag."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+# A bound on every count a client sends: far above any real game, far below overflow.
+MAX_AMOUNT = 9_999
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+PlayerRef = Annotated[str, Field(min_length=1, max_length=64)]
+TileId = Annotated[str, Field(min_length=1, max_length=16, examples=["I-2"])]
+
+
+def examples(*values: dict[str, Any]) -> ConfigDict:
+    """Request examples for the docs; pydantic merges this with the base model's config."""
+    return ConfigDict(json_schema_extra={"examples": list(values)})
+
+
+class StrictModel(BaseModel):
+    """Requests: unknown fields, strings for numbers and floats for integers are 422."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ResponseModel(BaseModel):
+    """Responses may grow new fields; clients ignore the ones they do not know."""
+
+    model_config = ConfigDict(from_attributes=False)
+
+
+class Resources(StrictModel):
+    """Resource amounts; a missing key is 0, negatives are invalid."""
+
+    coins: Amount = 0
+    wood: Amount = 0
+    stone: Amount = 0
+    servants: Amount = 0
+    military_points: Amount = 0
+    faith_points: Amount = 0
+    victory_points: Amount = 0
+
+    def as_bag(self) -> dict[str, int]:
+        return {key: value for key, value in self.model_dump().items() if value}
+
+
+class JSONModelResponse(Response):
+    """A response serialised straight from a pydantic model: no second validation pass."""
+
+    media_type = "application/json"
+
+    def __init__(
+        self,
+        model: BaseModel,
+        status_code: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(model.__pydantic_serializer__.to_json(model), status_code, headers)
+
+
+def raw_json_response(body: bytes, status_code: int, headers: dict[str, Any]) -> Response:
+    return Response(body, status_code=status_code, headers=headers, media_type="application/json")

@@ -1,0 +1,343 @@
+"""Stateless calculations: report, gains, action value, placement order, final scores."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from app.api.schemas.base import (
+    Amount,
+    PlayerRef,
+    Resources,
+    ResponseModel,
+    StrictModel,
+    TileId,
+    examples,
+)
+from app.domain.report import Outcome
+
+Choice = Literal["support", "refuse"]
+Leader = Literal["sisto_iv", "santa_rita", "martin_lutero"]
+SourceKind = Literal[
+    "action_space",
+    "card_immediate",
+    "card_permanent",
+    "personal_bonus_tile",
+    "council_privilege",
+    "leader",
+]
+Excommunications = list[TileId]
+
+
+# ---- Vatican Report -------------------------------------------------------------------
+
+
+class ReportPlayerIn(StrictModel):
+    id: PlayerRef
+    faith: Amount
+    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    choice: Choice | None = None
+
+
+class VaticanReportCalculation(StrictModel):
+    model_config = examples(
+        {
+            "period": 1,
+            "tile_id": "I-2",
+            "players": [
+                {"id": "anna", "faith": 5, "leaders": ["sisto_iv"], "choice": "support"},
+                {"id": "bruno", "faith": 2, "leaders": []},
+                {"id": "carla", "faith": 4, "leaders": [], "choice": "refuse"},
+            ],
+        }
+    )
+
+    period: Literal[1, 2, 3]
+    tile_id: TileId | None = None
+    players: list[ReportPlayerIn] = Field(min_length=1, max_length=5)
+    default_choice: Choice | None = None
+
+
+class OutcomeVictoryPoints(ResponseModel):
+    faith: int
+    sisto_iv: int
+    total: int
+
+
+class OutcomeRead(ResponseModel):
+    player_id: str
+    faith_before: int
+    faith_after: int
+    threshold: int
+    outcome: Literal["supported", "excommunicated", "refused", "spared"]
+    excommunicated: bool
+    tile_id: str | None
+    victory_points: OutcomeVictoryPoints
+    rules: list[str]
+    notes: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, o: Outcome) -> OutcomeRead:
+        return cls(
+            player_id=o.player_id,
+            faith_before=o.faith_before,
+            faith_after=o.faith_after,
+            threshold=o.threshold,
+            outcome=o.outcome,
+            excommunicated=o.excommunicated,
+            tile_id=o.tile_id,
+            victory_points=OutcomeVictoryPoints(
+                faith=o.faith_victory_points,
+                sisto_iv=o.sisto_iv_victory_points,
+                total=o.victory_points,
+            ),
+            rules=list(o.rules),
+            notes=list(o.notes),
+        )
+
+
+class VaticanReportResult(ResponseModel):
+    period: int
+    threshold: int
+    outcomes: list[OutcomeRead]
+
+
+# ---- Gains ----------------------------------------------------------------------------
+
+
+class GainSource(StrictModel):
+    kind: SourceKind
+    name: str | None = Field(default=None, max_length=100)
+
+
+class GainIn(StrictModel):
+    source: GainSource
+    resources: Resources = Field(default_factory=Resources)
+    privileges: list[Resources] = Field(default_factory=list, max_length=5)
+    wood_or_stone: Literal["wood", "stone"] | None = None
+
+
+_GAINS_EXAMPLE = [
+    {"source": {"kind": "action_space", "name": "Market coins"}, "resources": {"coins": 5}},
+    {
+        "source": {"kind": "card_immediate", "name": "Woods"},
+        "resources": {"wood": 2, "stone": 1},
+        "privileges": [{"coins": 2}],
+    },
+]
+
+
+class GainsCalculation(StrictModel):
+    model_config = examples(
+        {"excommunications": ["I-2"], "leaders": ["santa_rita"], "gains": _GAINS_EXAMPLE}
+    )
+
+    excommunications: Excommunications = Field(default_factory=list, max_length=3)
+    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    gains: list[GainIn] = Field(min_length=1, max_length=50)
+
+
+class PlayerGainsCalculation(StrictModel):
+    """The body of calculations/gains without excommunications and leaders (stored ones)."""
+
+    model_config = examples({"gains": _GAINS_EXAMPLE})
+
+    gains: list[GainIn] = Field(min_length=1, max_length=50)
+
+
+class GainSourceRead(ResponseModel):
+    kind: str
+    name: str | None = None
+
+
+class GainStepRead(ResponseModel):
+    rule: str
+    by: str
+    change: dict[str, int]
+    note: str | None = None
+
+
+class GainRead(ResponseModel):
+    source: GainSourceRead
+    received: dict[str, int]
+    steps: list[GainStepRead]
+    result: dict[str, int]
+
+
+class GainsResult(ResponseModel):
+    gains: list[GainRead]
+    total: dict[str, int]
+
+
+# ---- Action value ---------------------------------------------------------------------
+
+
+class ActionValueCalculation(StrictModel):
+    model_config = examples(
+        {
+            "excommunications": ["I-5"],
+            "action": "harvest",
+            "origin": "family_member",
+            "family_member": "black",
+            "die": 6,
+            "large_space": True,
+            "servants_spent": 2,
+            "required_value": 1,
+        }
+    )
+
+    excommunications: Excommunications = Field(default_factory=list, max_length=3)
+    action: Literal[
+        "harvest",
+        "production",
+        "territory",
+        "building",
+        "character",
+        "venture",
+        "market",
+        "council_palace",
+    ]
+    origin: Literal["family_member", "card_effect"]
+    family_member: Literal["black", "white", "orange", "neutral"] | None = None
+    die: int | None = Field(default=None, ge=1, le=6)
+    base_value: int | None = Field(default=None, ge=0, le=99)
+    large_space: bool = False
+    servants_spent: Amount = 0
+    modifier: int = Field(default=0, ge=-99, le=99)
+    required_value: int | None = Field(default=None, ge=0, le=99)
+
+
+class ValueStepRead(ResponseModel):
+    rule: str
+    by: str
+    change: int
+    value: int
+    note: str | None = None
+
+
+class ActionValueResult(ResponseModel):
+    allowed: bool
+    value: int
+    reaches_required: bool | None
+    steps: list[ValueStepRead]
+
+
+# ---- Placement order ------------------------------------------------------------------
+
+
+class OrderPlayerIn(StrictModel):
+    id: PlayerRef
+    excommunications: Excommunications = Field(default_factory=list, max_length=3)
+    family_members: int = Field(default=4, ge=0, le=6)
+
+
+class PlacementOrderCalculation(StrictModel):
+    model_config = examples(
+        {
+            "players": [
+                {"id": "anna", "excommunications": []},
+                {"id": "bruno", "excommunications": ["I-3", "II-7"]},
+                {"id": "carla", "excommunications": []},
+            ]
+        }
+    )
+
+    players: list[OrderPlayerIn] = Field(min_length=1, max_length=5)
+
+
+class PlacementRead(ResponseModel):
+    player_id: str
+    member: int
+
+
+class PlacementOrderResult(ResponseModel):
+    placements: list[PlacementRead]
+
+
+# ---- Final scores ---------------------------------------------------------------------
+
+
+class BuildingCosts(StrictModel):
+    wood: Amount = 0
+    stone: Amount = 0
+
+
+class BoardResources(StrictModel):
+    coins: Amount = 0
+    wood: Amount = 0
+    stone: Amount = 0
+    servants: Amount = 0
+
+
+class ScoringPlayerFields(StrictModel):
+    id: PlayerRef
+    victory_points: Amount = 0
+    military_points: Amount = 0
+    territories: int = Field(default=0, ge=0, le=6)
+    characters: int = Field(default=0, ge=0, le=6)
+    venture_points: Amount = 0
+    resources: BoardResources = Field(default_factory=BoardResources)
+    building_costs: BuildingCosts = Field(default_factory=BuildingCosts)
+
+
+class ScoringPlayerIn(ScoringPlayerFields):
+    excommunications: Excommunications = Field(default_factory=list, max_length=3)
+
+
+_SCORING_EXAMPLE = {
+    "id": "anna",
+    "victory_points": 26,
+    "military_points": 7,
+    "territories": 4,
+    "characters": 3,
+    "venture_points": 9,
+    "resources": {"coins": 3, "wood": 2, "stone": 1, "servants": 4},
+    "building_costs": {"wood": 3, "stone": 2},
+}
+
+
+class FinalScoresCalculation(StrictModel):
+    model_config = examples(
+        {
+            "players": [
+                {**_SCORING_EXAMPLE, "excommunications": ["I-1", "II-7", "III-4"]},
+                {
+                    "id": "bruno",
+                    "victory_points": 31,
+                    "military_points": 12,
+                    "excommunications": [],
+                },
+            ]
+        }
+    )
+
+    players: list[ScoringPlayerIn] = Field(min_length=1, max_length=5)
+
+
+class GameFinalScoresCalculation(StrictModel):
+    """Every player of the game once, by player id; their stored excommunications apply."""
+
+    model_config = examples(
+        {"players": [{**_SCORING_EXAMPLE, "id": "p1"}, {"id": "p2", "victory_points": 31}]}
+    )
+
+    players: list[ScoringPlayerFields] = Field(min_length=1, max_length=5)
+
+
+class ScorePartRead(ResponseModel):
+    rule: str
+    part: str
+    change: int
+    by: str | None = None
+    note: str | None = None
+
+
+class PlayerScoreRead(ResponseModel):
+    player_id: str
+    parts: list[ScorePartRead]
+    total: int
+
+
+class FinalScoresResult(ResponseModel):
+    players: list[PlayerScoreRead]

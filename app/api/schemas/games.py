@@ -1,0 +1,171 @@
+"""Stored games: creation, reads, faith, leaders, turn order, reports, events."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints
+
+from app.api.schemas.base import PlayerRef, ResponseModel, StrictModel, examples
+from app.api.schemas.calculations import Choice, Leader, OutcomeRead
+from app.api.schemas.reference import TileRead
+from app.domain.draw import MAX_SEED
+
+PlayerName = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f]+$"
+    ),
+]
+# Faith as sent by a client: anything above 15 is stored as 15 and reported as lost.
+FaithIn = Annotated[int, Field(ge=0, le=1000)]
+
+
+class PlayerCreate(StrictModel):
+    name: PlayerName
+    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+
+
+class NamedTiles(StrictModel):
+    period_1: str = Field(alias="1", min_length=1, max_length=16)
+    period_2: str = Field(alias="2", min_length=1, max_length=16)
+    period_3: str = Field(alias="3", min_length=1, max_length=16)
+
+
+class GameCreate(StrictModel):
+    model_config = examples(
+        {
+            "players": [
+                {"name": "Anna", "leaders": ["sisto_iv"]},
+                {"name": "Bruno"},
+                {"name": "Carla", "leaders": ["santa_rita"]},
+            ],
+            "expansions": ["base"],
+            "seed": 42,
+        },
+        {
+            "players": [{"name": "Anna"}, {"name": "Bruno"}],
+            "tiles": {"1": "I-4", "2": "II-7", "3": "III-4"},
+            "players_enter_faith": True,
+        },
+    )
+
+    players: list[PlayerCreate] = Field(min_length=2, max_length=5)
+    expansions: list[str] = Field(default_factory=lambda: ["base"], min_length=1, max_length=8)
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+    tiles: NamedTiles | None = None
+    players_enter_faith: bool = False
+
+
+class ExcommunicationRead(ResponseModel):
+    period: int
+    tile_id: str
+
+
+class PlayerRead(ResponseModel):
+    id: str
+    name: str
+    faith: int
+    report_victory_points: int
+    leaders: list[str]
+    excommunications: list[ExcommunicationRead]
+
+
+class ReportSummary(ResponseModel):
+    period: int
+    status: Literal["open", "resolved"]
+    threshold: int
+
+
+class GameRead(ResponseModel):
+    id: str
+    version: int
+    seed: int | None
+    expansions: list[str]
+    players_enter_faith: bool
+    tiles: dict[str, TileRead]
+    turn_order: list[str]
+    players: list[PlayerRead]
+    reports: list[ReportSummary]
+
+
+class GameCreated(ResponseModel):
+    game: GameRead
+    host_token: str = Field(description="Shown once: the service stores only its hash.")
+    player_tokens: dict[str, str] = Field(description="Shown once, by player id.")
+
+
+class FaithUpdate(StrictModel):
+    model_config = examples({"faith": 4})
+
+    faith: FaithIn
+
+
+class PlayerFaithRead(ResponseModel):
+    player: PlayerRead
+    faith_lost: int
+
+
+class FaithBatchUpdate(StrictModel):
+    model_config = examples({"faith": {"p1": 3, "p2": 7}})
+
+    faith: dict[PlayerRef, FaithIn] = Field(min_length=1, max_length=5)
+
+
+class FaithBatchRead(ResponseModel):
+    players: list[PlayerRead]
+    faith_lost: dict[str, int]
+
+
+class LeadersUpdate(StrictModel):
+    model_config = examples({"leaders": ["sisto_iv"]})
+
+    leaders: list[Leader] = Field(max_length=3)
+
+
+class TurnOrderUpdate(StrictModel):
+    model_config = examples({"turn_order": ["p2", "p1", "p3"]})
+
+    turn_order: list[PlayerRef] = Field(min_length=2, max_length=5)
+
+
+class DecisionUpdate(StrictModel):
+    model_config = examples({"choice": "support"})
+
+    choice: Choice
+
+
+class ResolutionCreate(StrictModel):
+    model_config = examples({}, {"default_choice": "support"})
+
+    default_choice: Choice | None = None
+
+
+class DecisionRead(ResponseModel):
+    player_id: str
+    eligible: bool
+    choice: Choice | None
+
+
+class ReportRead(ResponseModel):
+    period: int
+    round: int
+    threshold: int
+    status: Literal["open", "resolved"]
+    tile_id: str
+    decisions: list[DecisionRead]
+    outcomes: list[OutcomeRead] | None
+    resolved_at: datetime | None = None
+
+
+class EventRead(ResponseModel):
+    seq: int
+    type: str
+    at: datetime
+    data: dict[str, Any]
+
+
+class EventList(ResponseModel):
+    events: list[EventRead]
+    last_seq: int = Field(description="The seq of the last event returned (or `after`).")

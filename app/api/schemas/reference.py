@@ -1,0 +1,77 @@
+"""Reference data: the faith track, the tiles and tile draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.api.schemas.base import ResponseModel, StrictModel, examples
+from app.domain.draw import MAX_SEED
+from app.domain.effects import effect_as_dict
+from app.domain.tiles import Tile
+
+
+class FaithStep(ResponseModel):
+    faith: int
+    victory_points: int
+
+
+class PeriodRead(ResponseModel):
+    period: int
+    report_round: int
+    threshold: int
+
+
+class FaithTrack(ResponseModel):
+    max_faith: int
+    steps: list[FaithStep]
+    periods: list[PeriodRead]
+
+
+class TileText(ResponseModel):
+    en: str
+    it: str
+
+
+class TileRead(ResponseModel):
+    id: str = Field(examples=["I-2"])
+    period: int
+    expansion: str
+    effect: dict[str, Any] = Field(
+        description="The effect kind and its parameters, e.g. "
+        '{"kind": "gain_reduction", "resources": ["coins"], "amount": 1}'
+    )
+    text: TileText
+
+    @classmethod
+    def of(cls, tile: Tile) -> TileRead:
+        return cls(
+            id=tile.id,
+            period=tile.period,
+            expansion=tile.expansion,
+            effect=effect_as_dict(tile.effect),
+            text=TileText(en=tile.text["en"], it=tile.text["it"]),
+        )
+
+
+class TileList(ResponseModel):
+    tiles: list[TileRead]
+
+
+class TileDrawCreate(StrictModel):
+    model_config = examples({"seed": 42, "expansions": ["base"]})
+
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEED,
+        description="Omit for a random seed; the answer gives the seed used.",
+    )
+    expansions: list[str] = Field(default_factory=lambda: ["base"], min_length=1, max_length=8)
+
+
+class TileDrawRead(ResponseModel):
+    seed: int
+    algorithm: str = Field(examples=["sha256-mod-v1"])
+    tiles: dict[str, str] = Field(examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}])

@@ -1,0 +1,58 @@
+"""Tokens and the encryption of stored idempotent answers.
+
+Tokens are 256-bit random strings, shown once and stored as SHA-256 hashes: with that
+much entropy a slow password hash adds nothing, and a fast one keeps every request cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+_HKDF_SALT = b"vatican-report/idempotency/v1"
+_NONCE_BYTES = 12
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def same_hash(a: str, b: str) -> bool:
+    """Constant-time comparison, so a token cannot be guessed by timing."""
+    return hmac.compare_digest(a.encode("ascii"), b.encode("ascii"))
+
+
+def new_seed(upper: int) -> int:
+    return secrets.randbelow(upper + 1)
+
+
+def idempotency_key_hash(scope: str, key: str) -> str:
+    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
+
+
+def _cipher(scope: str, key: str) -> AESGCM:
+    # The encryption key comes from the Idempotency-Key itself, which only the client
+    # holds: the database alone cannot give back a stored answer (it may hold tokens).
+    derived = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=_HKDF_SALT, info=scope.encode()
+    ).derive(key.encode("utf-8"))
+    return AESGCM(derived)
+
+
+def seal(scope: str, key: str, plaintext: bytes) -> bytes:
+    nonce = os.urandom(_NONCE_BYTES)
+    return nonce + _cipher(scope, key).encrypt(nonce, plaintext, None)
+
+
+def unseal(scope: str, key: str, sealed: bytes) -> bytes:
+    return _cipher(scope, key).decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], None)
