@@ -90,6 +90,17 @@ def _apply_one(
             "a privilege taken on its own is its own gain",
             loc=("gains", index, "privileges"),
         )
+    parts: list[tuple[tuple[str | int, ...], Mapping[str, int]]] = [
+        (("resources",), gain.resources)
+    ]
+    parts.extend((("privileges", n), privilege) for n, privilege in enumerate(gain.privileges))
+    for where, part in parts:
+        for key, amount in part.items():
+            if amount < 0:
+                # A negative "gain" would be doubled by Santa Rita and dodge the reductions.
+                raise InvalidInput(
+                    f"{key} cannot be negative in a gain", loc=("gains", index, *where, key)
+                )
     # R-GAIN-2: the privileges' resources join the card's immediate effect as one gain.
     received = add_bags([gain.resources, *gain.privileges])
     current = dict(received)

@@ -200,3 +200,21 @@ def test_r_gain_6_one_tile_per_period_check(tiles: TileGetter) -> None:
     with pytest.raises(InvalidInput) as raised:
         check_one_tile_per_period(tiles("I-2", "II-1", "I-3"), ("excommunications",))
     assert raised.value.loc == ("excommunications", 2)
+
+
+@pytest.mark.parametrize(
+    ("gain", "loc"),
+    [
+        (Gain("action_space", {"coins": -1}), ("gains", 0, "resources", "coins")),
+        (
+            Gain("card_immediate", {"wood": 1}, privileges=({"stone": 1}, {"servants": -2})),
+            ("gains", 0, "privileges", 1, "servants"),
+        ),
+    ],
+)
+def test_r_gain_1_negative_amounts_are_invalid(
+    tiles: TileGetter, gain: Gain, loc: tuple[str | int, ...]
+) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        apply_gains(tiles("I-2"), frozenset({SANTA_RITA}), [gain])
+    assert raised.value.loc == loc
