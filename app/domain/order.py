@@ -37,6 +37,11 @@ def placement_order(players: Sequence[OrderPlayer]) -> list[Placement]:
     ids = [p.id for p in players]
     if len(set(ids)) != len(ids):
         raise InvalidInput("a player is listed twice", loc=("players",))
+    for index, player in enumerate(players):
+        if player.family_members < 0:
+            raise InvalidInput(
+                "family_members cannot be negative", loc=("players", index, "family_members")
+            )
     skipping = {p.id for p in players if _skips_first_turn(p)}
     placed = {p.id: 0 for p in players}
     # Members placed in the ordinary turns: all for most players, all but the last for

@@ -56,3 +56,9 @@ def test_r_ord_1_default_is_four_members_each() -> None:
 def test_r_ord_1_a_player_listed_twice_is_invalid() -> None:
     with pytest.raises(InvalidInput):
         placement_order([OrderPlayer("a"), OrderPlayer("a")])
+
+
+def test_r_ord_1_negative_family_members_are_invalid() -> None:
+    with pytest.raises(InvalidInput) as raised:
+        placement_order([OrderPlayer("a"), OrderPlayer("b", family_members=-1)])
+    assert raised.value.loc == ("players", 1, "family_members")
