@@ -14,6 +14,7 @@ from app.api.openapi_doc import camel_case_operation_id, install_openapi
 from app.api.ops import router as ops_router
 from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
+from app.domain.tiles import load_catalogue
 from app.persistence.db import Database
 from app.settings import Settings, get_settings
 
@@ -67,6 +68,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.db = db
+    # The tile catalogue is read and validated once, at start-up: a bad tile pack stops
+    # the service here with the file and place that is wrong, not on some later request.
+    app.state.catalogue = load_catalogue(settings.tile_packs_dir)
 
     install_problem_handlers(app)
     app.add_middleware(

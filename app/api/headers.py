@@ -10,7 +10,7 @@ from fastapi import Depends, Header, Request
 
 from app.api.deps import get_db, get_settings
 from app.domain.errors import InvalidInput
-from app.domain.tiles import Catalogue, load_catalogue
+from app.domain.tiles import Catalogue
 from app.persistence.db import Database
 from app.services.errors import VersionMismatch
 from app.services.games import GameService
@@ -71,12 +71,8 @@ def etag(version: int) -> str:
 
 
 def get_catalogue(request: Request) -> Catalogue:
-    """The tile catalogue, loaded once per process (base tiles plus configured packs)."""
-    state = request.app.state
-    catalogue: Catalogue | None = getattr(state, "catalogue", None)
-    if catalogue is None:
-        catalogue = load_catalogue(get_settings(request).tile_packs_dir)
-        state.catalogue = catalogue
+    """The tile catalogue the app loaded at start-up (base tiles plus configured packs)."""
+    catalogue: Catalogue = request.app.state.catalogue
     return catalogue
 
 
