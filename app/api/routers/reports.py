@@ -95,7 +95,9 @@ def resolve_report(
 ) -> Response:
     """R-REP-2..10: resolve the report once, in period order, and apply every outcome to
     the players atomically. Eligible players without a choice take `default_choice`;
-    without one the answer is 409 `decisions-pending` naming them (period 3 needs none)."""
+    without one the answer is 409 `decisions-pending` naming them. Period 3 needs no
+    decisions: an eligible player who did not choose supports (R-REP-6), whatever the
+    default, since refusing there can only cost them."""
     scope = f"resolveReport:{game_id}:{period}"
     # The caller's token is part of the fingerprint: only the same client replays.
     fingerprint = request_fingerprint(scope, body.model_dump_json(), hash_token(token or ""))

@@ -34,6 +34,8 @@ class ResponseModel(BaseModel):
 class Resources(StrictModel):
     """Resource amounts; a missing key is 0, negatives are invalid."""
 
+    model_config = examples({"coins": 2, "wood": 1})
+
     coins: Amount = 0
     wood: Amount = 0
     stone: Amount = 0

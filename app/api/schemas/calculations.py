@@ -34,6 +34,10 @@ Excommunications = list[TileId]
 
 
 class ReportPlayerIn(StrictModel):
+    model_config = examples(
+        {"id": "anna", "faith": 5, "leaders": ["sisto_iv"], "choice": "support"}
+    )
+
     id: PlayerRef
     faith: Amount
     leaders: list[Leader] = Field(default_factory=list, max_length=3)
@@ -107,11 +111,21 @@ class VaticanReportResult(ResponseModel):
 
 
 class GainSource(StrictModel):
+    model_config = examples({"kind": "card_immediate", "name": "Stonemason"})
+
     kind: SourceKind
     name: str | None = Field(default=None, max_length=100)
 
 
 class GainIn(StrictModel):
+    model_config = examples(
+        {
+            "source": {"kind": "action_space"},
+            "resources": {"wood": 2, "stone": 2},
+            "wood_or_stone": "stone",
+        }
+    )
+
     source: GainSource
     resources: Resources = Field(default_factory=Resources)
     privileges: list[Resources] = Field(default_factory=list, max_length=5)
@@ -227,6 +241,8 @@ class ActionValueResult(ResponseModel):
 
 
 class OrderPlayerIn(StrictModel):
+    model_config = examples({"id": "bruno", "excommunications": ["II-7"], "family_members": 4})
+
     id: PlayerRef
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
     family_members: int = Field(default=4, ge=0, le=6)
@@ -259,11 +275,15 @@ class PlacementOrderResult(ResponseModel):
 
 
 class BuildingCosts(StrictModel):
+    model_config = examples({"wood": 3, "stone": 2})
+
     wood: Amount = 0
     stone: Amount = 0
 
 
 class BoardResources(StrictModel):
+    model_config = examples({"coins": 3, "wood": 2, "stone": 1, "servants": 4})
+
     coins: Amount = 0
     wood: Amount = 0
     stone: Amount = 0
@@ -271,6 +291,8 @@ class BoardResources(StrictModel):
 
 
 class ScoringPlayerFields(StrictModel):
+    model_config = examples({"id": "p1", "victory_points": 26, "military_points": 7})
+
     id: PlayerRef
     victory_points: Amount = 0
     military_points: Amount = 0
@@ -282,6 +304,8 @@ class ScoringPlayerFields(StrictModel):
 
 
 class ScoringPlayerIn(ScoringPlayerFields):
+    model_config = examples({"id": "anna", "victory_points": 26, "excommunications": ["III-4"]})
+
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
 
 

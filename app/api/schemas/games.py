@@ -23,11 +23,15 @@ FaithIn = Annotated[int, Field(ge=0, le=1000)]
 
 
 class PlayerCreate(StrictModel):
+    model_config = examples({"name": "Anna", "leaders": ["sisto_iv"]})
+
     name: PlayerName
     leaders: list[Leader] = Field(default_factory=list, max_length=3)
 
 
 class NamedTiles(StrictModel):
+    model_config = examples({"1": "I-4", "2": "II-7", "3": "III-4"})
+
     period_1: str = Field(alias="1", min_length=1, max_length=16)
     period_2: str = Field(alias="2", min_length=1, max_length=16)
     period_3: str = Field(alias="3", min_length=1, max_length=16)
