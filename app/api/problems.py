@@ -313,12 +313,18 @@ async def request_validation_handler(request: Request, exc: Exception) -> Respon
     )
 
 
+_NON_BODY_LOCATIONS = frozenset({"query", "header", "path", "cookie"})
+
+
 async def rule_error_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RuleError)
     extra: dict[str, Any] = dict(exc.extra)
     if isinstance(exc, InvalidInput) and exc.loc:
+        # Rules name places in the body ("players", 0, "name"); a query parameter or a
+        # header is already named as such, like FastAPI's own validation errors.
+        where = [] if exc.loc[0] in _NON_BODY_LOCATIONS else ["body"]
         extra["errors"] = [
-            {"loc": ["body", *_json_safe_loc(exc.loc)], "msg": exc.detail, "type": "value_error"}
+            {"loc": [*where, *_json_safe_loc(exc.loc)], "msg": exc.detail, "type": "value_error"}
         ]
     return problem_response(request, exc.slug, title=exc.title, detail=exc.detail, extra=extra)
 

@@ -19,7 +19,7 @@ from app.api.schemas.reference import (
     TileRead,
 )
 from app.domain.draw import MAX_SEED, draw_tiles
-from app.domain.errors import NotFound
+from app.domain.errors import NotFound, UnknownExpansion
 from app.domain.faith import FAITH_VICTORY_POINTS, MAX_FAITH, PERIODS
 from app.services.tokens import new_seed
 
@@ -56,8 +56,11 @@ async def list_tiles(
     expansion: Annotated[str | None, Query(max_length=32)] = None,
 ) -> JSONModelResponse:
     """Every tile, in catalogue order (the order the draw uses), optionally filtered."""
-    if expansion is not None:
-        catalogue.check_expansions([expansion, "base"], loc=("query", "expansion"))
+    if expansion is not None and expansion not in catalogue.expansions:
+        raise UnknownExpansion(
+            f"Unknown expansion {expansion!r}; this service knows {list(catalogue.expansions)}.",
+            loc=("query", "expansion"),
+        )
     tiles = [TileRead.of(t) for t in catalogue.select(period=period, expansion=expansion)]
     return JSONModelResponse(TileList(tiles=tiles), headers=CACHEABLE)
 
