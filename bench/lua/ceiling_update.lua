@@ -1,0 +1,10 @@
+-- PUT /rows/{n} of bench/ceiling.py: one UPDATE of a random row per request.
+local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
+dofile(here .. "common.lua")
+function init(args)
+  rows = tonumber(args[1])
+  math.randomseed(os.time() * 100 + (tid or 1))
+end
+function request()
+  return wrk.format("PUT", "/rows/" .. math.random(rows))
+end

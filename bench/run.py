@@ -1,0 +1,363 @@
+"""Load benchmark of the service, served the documented way, driven by wrk over loopback.
+
+    python bench/run.py                      # 10 s per cell, 1 and 64 connections, both DBs
+    python bench/run.py --quick              # 3 s per cell: a smoke run on a noisy machine
+    python bench/run.py --db sqlite --connections 64 --scenarios healthz,get-game
+    python bench/run.py --soak 120           # then 120 s of mixed traffic, sampling RSS
+
+Per database kind: a fresh database; ``python -m app`` (migrations, then uvicorn) as a
+subprocess; games seeded through the API; one wrk run per (scenario, connections) cell;
+then bench/ceiling.py (one UPDATE per request) on the same database for the write
+ceiling. Prints one line per cell, then the table with each cell's ratio to its ceiling
+(reads and calculations vs ``/healthz``; writes vs the single-row transaction).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import (
+    DEFAULT_PG_SERVER,
+    REPO,
+    RssSampler,
+    WrkResult,
+    app_command,
+    ceiling_command,
+    free_port,
+    fresh_database,
+    machine,
+    require_wrk,
+    run_wrk,
+    serve,
+    workdir,
+)
+
+PAYLOADS = REPO / "bench" / "payloads"
+PLAYERS = [{"name": "Anna", "leaders": ["sisto_iv"]}, {"name": "Bruno"}]
+PLAYERS += [{"name": "Carla"}, {"name": "Dario", "leaders": ["santa_rita"]}]
+# Period 1 threshold is 3: p1 and p3 are eligible (default "support"), p2 and p4 are not.
+REPORT_FAITH = {"p1": 5, "p2": 2, "p3": 7, "p4": 0}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    kind: str  # "read", "calc", "write", "ceiling"
+    script: str
+    args: tuple[str, ...]  # placeholders: {games}, {resolve}, {threads}, {rows}
+    ceiling: str  # the scenario it is compared with
+
+
+SCENARIOS = [
+    Scenario("healthz", "ceiling", "get.lua", ("/healthz",), "healthz"),
+    Scenario("faith-track", "read", "get.lua", ("/v1/faith-track",), "healthz"),
+    Scenario(
+        "calc-gains",
+        "calc",
+        "post_json.lua",
+        ("/v1/calculations/gains", str(PAYLOADS / "gains.json")),
+        "healthz",
+    ),
+    Scenario(
+        "calc-final-scores",
+        "calc",
+        "post_json.lua",
+        ("/v1/calculations/final-scores", str(PAYLOADS / "final_scores.json")),
+        "healthz",
+    ),
+    Scenario("get-game", "read", "get_game.lua", ("{games}",), "healthz"),
+    Scenario("put-faith", "write", "put_faith.lua", ("{games}",), "txn-ceiling"),
+    Scenario("resolve-report", "write", "resolve.lua", ("{resolve}", "{threads}"), "txn-ceiling"),
+    Scenario("txn-ceiling", "ceiling", "ceiling_update.lua", ("{rows}",), "txn-ceiling"),
+]
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+@dataclass
+class Cell:
+    db: str
+    scenario: str
+    connections: int
+    result: WrkResult
+    rss_max_mib: float
+    note: str = ""
+
+
+# ---- seeding through the API --------------------------------------------------------------
+
+
+async def _seed_games(base_url: str, count: int, set_faith: bool, label: str) -> list[list]:
+    """Create ``count`` 4-player games (and set their faith); return [id, host token, pids]."""
+    games: list[list] = []
+    limits = httpx.Limits(max_connections=16)
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30) as client:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for i in range(count):
+            queue.put_nowait(i)
+
+        async def worker() -> None:
+            while not queue.empty():
+                i = queue.get_nowait()
+                created = await client.post("/v1/games", json={"players": PLAYERS, "seed": i})
+                created.raise_for_status()
+                data = created.json()
+                game_id, token = data["game"]["id"], data["host_token"]
+                if set_faith:
+                    put = await client.put(
+                        f"/v1/games/{game_id}/faith",
+                        json={"faith": REPORT_FAITH},
+                        headers={"Authorization": f"Bearer {token}"},
+                    )
+                    put.raise_for_status()
+                games.append([game_id, token, sorted(data["player_tokens"])])
+                if len(games) % 500 == 0:
+                    print(f"    seeded {len(games)}/{count} {label}", flush=True)
+
+        await asyncio.gather(*(worker() for _ in range(16)))
+    return games
+
+
+def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> Path:
+    started = time.perf_counter()
+    games = asyncio.run(_seed_games(base_url, count, set_faith, label))
+    write_lua_data(games, path)
+    print(f"    seeded {count} {label} in {time.perf_counter() - started:.1f}s", flush=True)
+    return path
+
+
+def write_lua_data(games: list[list], path: Path) -> None:
+    """The games as a Lua table for the wrk scripts: {{id, token, {pids}}, ...}."""
+    lines = ["return {"]
+    for game_id, token, pids in games:
+        quoted = ", ".join(f'"{p}"' for p in pids)
+        lines.append(f'  {{"{game_id}", "{token}", {{{quoted}}}}},')
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+# ---- cells --------------------------------------------------------------------------------
+
+
+def run_cell(
+    db: str,
+    scenario: Scenario,
+    connections: int,
+    base_url: str,
+    pid: int,
+    duration: float,
+    files: dict[str, str],
+) -> Cell:
+    args = [a.format(**files) for a in scenario.args]
+    with RssSampler(pid) as rss:
+        result = run_wrk(base_url, scenario.script, args, connections, duration)
+    note = ""
+    if result.non2xx or result.socket_errors:
+        note = f"{result.non2xx} non-2xx, {result.socket_errors} socket errors"
+    cell = Cell(db, scenario.name, connections, result, rss.max_total_mib(), note)
+    print(
+        f"  {db:8} {scenario.name:18} c={connections:<3} {result.rps:9.0f} req/s"
+        f"  p50 {result.p50_ms:7.2f} ms  p99 {result.p99_ms:7.2f} ms"
+        f"  rss {cell.rss_max_mib:6.1f} MiB  {note}",
+        flush=True,
+    )
+    return cell
+
+
+def bench_database(db: str, args: argparse.Namespace, tmp: Path) -> tuple[list[Cell], dict]:
+    cells: list[Cell] = []
+    soak: dict = {}
+    wanted = [BY_NAME[name] for name in args.scenarios]
+    app_wanted = [s for s in wanted if s.name != "txn-ceiling"]
+    env = {"LOG_LEVEL": args.log_level}
+    with fresh_database(db, args.pg_server, tmp) as url:
+        env["DATABASE_URL"] = url
+        port = free_port()
+        log = tmp / f"server-{db}.log"
+        if app_wanted or args.soak:
+            print(f"[{db}] starting python -m app --workers {args.workers} (log {log})", flush=True)
+            with serve(app_command(port, args.workers), env, port, log) as server:
+                files = {"threads": "1", "rows": str(args.rows)}
+                if any(s.name in ("get-game", "put-faith") for s in app_wanted) or args.soak:
+                    files["games"] = str(
+                        seed(server.base_url, args.games, False, "games", tmp / f"{db}-games.lua")
+                    )
+                # Warm-up: imports, pools, caches.
+                run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
+                for scenario in app_wanted:
+                    for connections in args.connections:
+                        if scenario.name == "resolve-report":
+                            pool = tmp / f"{db}-resolve-{connections}.lua"
+                            seed(server.base_url, args.resolve_games, True, "report games", pool)
+                            files["resolve"] = str(pool)
+                        cell = run_cell(
+                            db,
+                            scenario,
+                            connections,
+                            server.base_url,
+                            server.process.pid,
+                            args.duration,
+                            files,
+                        )
+                        if scenario.name == "resolve-report" and (
+                            cell.result.requests >= args.resolve_games
+                        ):
+                            cell.note += " pool exhausted: req/s is a lower bound"
+                        cells.append(cell)
+                if args.soak:
+                    soak = run_soak(db, server.base_url, server.process.pid, args, files)
+        if "txn-ceiling" in args.scenarios:
+            port = free_port()
+            log = tmp / f"ceiling-{db}.log"
+            print(f"[{db}] starting bench/ceiling.py (one UPDATE per request)", flush=True)
+            env["BENCH_ROWS"] = str(args.rows)
+            with serve(ceiling_command(port, args.workers), env, port, log) as server:
+                files = {"rows": str(args.rows)}
+                run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
+                for connections in args.connections:
+                    cells.append(
+                        run_cell(
+                            db,
+                            BY_NAME["txn-ceiling"],
+                            connections,
+                            server.base_url,
+                            server.process.pid,
+                            args.duration,
+                            files,
+                        )
+                    )
+    return cells, soak
+
+
+def run_soak(db: str, base_url: str, pid: int, args: argparse.Namespace, files: dict) -> dict:
+    """Mixed traffic at 64 connections for ``--soak`` seconds; RSS sampled every 5 s."""
+    print(f"  {db:8} soak {args.soak}s of mixed traffic at 64 connections", flush=True)
+    mixed = [files["games"], str(PAYLOADS / "gains.json"), str(PAYLOADS / "final_scores.json")]
+    with RssSampler(pid, interval=5.0) as rss:
+        result = run_wrk(base_url, "mixed.lua", mixed, 64, args.soak)
+    totals = [sum(s.values()) / 1024 for _, s in rss.samples]
+    soak = {
+        "db": db,
+        "seconds": args.soak,
+        "rps": round(result.rps),
+        "p50_ms": result.p50_ms,
+        "p99_ms": result.p99_ms,
+        "errors": result.non2xx + result.socket_errors,
+        "rss_start_mib": round(totals[0], 1) if totals else 0,
+        "rss_end_mib": round(totals[-1], 1) if totals else 0,
+        "rss_max_mib": round(max(totals), 1) if totals else 0,
+        "samples_mib": [round(t, 1) for t in totals],
+    }
+    print(
+        f"  {db:8} soak: {soak['rps']} req/s, RSS start {soak['rss_start_mib']} MiB, "
+        f"end {soak['rss_end_mib']} MiB, max {soak['rss_max_mib']} MiB",
+        flush=True,
+    )
+    return soak
+
+
+# ---- report -------------------------------------------------------------------------------
+
+
+def table(cells: list[Cell]) -> str:
+    ceilings = {(c.db, c.scenario, c.connections): c.result.rps for c in cells}
+    rows = [
+        "| db | scenario | conns | req/s | p50 ms | p99 ms | p99/p50 | ratio to ceiling "
+        "| max RSS MiB | notes |",
+        "|---|---|---:|---:|---:|---:|---:|---|---:|---|",
+    ]
+    for c in cells:
+        ceiling_name = BY_NAME[c.scenario].ceiling
+        ceiling = ceilings.get((c.db, ceiling_name, c.connections))
+        if c.scenario == ceiling_name:
+            ratio = "(ceiling)"
+        elif ceiling:
+            ratio = f"{c.result.rps / ceiling:.0%} of {ceiling_name}"
+        else:
+            ratio = "-"
+        spread = c.result.p99_ms / c.result.p50_ms if c.result.p50_ms else 0
+        rows.append(
+            f"| {c.db} | {c.scenario} | {c.connections} | {c.result.rps:.0f} "
+            f"| {c.result.p50_ms:.2f} | {c.result.p99_ms:.2f} | {spread:.1f} | {ratio} "
+            f"| {c.rss_max_mib:.1f} | {c.note} |"
+        )
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per cell")
+    parser.add_argument("--connections", default="1,64", help="comma list, default 1,64")
+    parser.add_argument("--db", default="sqlite,postgres", help="sqlite,postgres")
+    parser.add_argument("--scenarios", default=",".join(BY_NAME), help="comma list")
+    parser.add_argument("--workers", type=int, default=1, help="python -m app --workers")
+    parser.add_argument("--games", type=int, default=1000, help="games for get/put scenarios")
+    parser.add_argument(
+        "--resolve-games", type=int, default=4000, help="fresh games per resolve-report cell"
+    )
+    parser.add_argument("--rows", type=int, default=10000, help="rows of the write ceiling")
+    parser.add_argument("--log-level", default="info", help="LOG_LEVEL of the server")
+    parser.add_argument("--soak", type=int, default=0, help="seconds of mixed traffic (RSS)")
+    parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER, help="admin URL")
+    parser.add_argument("--quick", action="store_true", help="3 s cells, fewer games")
+    parser.add_argument("--json", type=Path, help="also write the cells as JSON here")
+    args = parser.parse_args()
+    if args.quick:
+        args.duration = min(args.duration, 3.0)
+        args.games = min(args.games, 300)
+        args.resolve_games = min(args.resolve_games, 1500)
+    args.connections = [int(c) for c in args.connections.split(",")]
+    args.scenarios = [s.strip() for s in args.scenarios.split(",")]
+    unknown = [s for s in args.scenarios if s not in BY_NAME]
+    if unknown:
+        parser.error(f"unknown scenarios {unknown}; known: {', '.join(BY_NAME)}")
+    require_wrk()
+
+    info = machine()
+    print(" ".join(f"{k}={v}" for k, v in info.items()), flush=True)
+    tmp = workdir()
+    cells: list[Cell] = []
+    soaks: list[dict] = []
+    for db in args.db.split(","):
+        db_cells, soak = bench_database(db.strip(), args, tmp)
+        cells += db_cells
+        if soak:
+            soaks.append(soak)
+    # Ceilings first within each database so the table reads top-down.
+    order = {name: i for i, name in enumerate(["healthz", "txn-ceiling", *BY_NAME])}
+    cells.sort(key=lambda c: (c.db, order[c.scenario], c.connections))
+    print()
+    print(table(cells))
+    for soak in soaks:
+        print(
+            f"\nsoak {soak['db']}: {soak['seconds']} s mixed at 64 conns, {soak['rps']} req/s, "
+            f"p50 {soak['p50_ms']:.2f} ms, p99 {soak['p99_ms']:.2f} ms, errors {soak['errors']}; "
+            f"RSS MiB start {soak['rss_start_mib']} end {soak['rss_end_mib']} "
+            f"max {soak['rss_max_mib']}; samples {soak['samples_mib']}"
+        )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {
+                    "machine": info,
+                    "settings": {k: v for k, v in vars(args).items() if k != "json"},
+                    "cells": [asdict(c) for c in cells],
+                    "soak": soaks,
+                },
+                indent=2,
+                default=str,
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
