@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 SISTO_IV = "sisto_iv"
 SANTA_RITA = "santa_rita"
 MARTIN_LUTERO = "martin_lutero"  # Houses of Renaissance
 
-LEADERS: tuple[str, ...] = (SISTO_IV, SANTA_RITA, MARTIN_LUTERO)
+LeaderId = Literal["sisto_iv", "santa_rita", "martin_lutero"]
+LEADERS: tuple[str, ...] = get_args(LeaderId)

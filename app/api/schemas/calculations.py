@@ -15,18 +15,11 @@ from app.api.schemas.base import (
     TileId,
     examples,
 )
-from app.domain.report import Outcome
+from app.domain.actions import Action, FamilyMember, Origin
+from app.domain.gains import SourceKind, WoodOrStone
+from app.domain.leaders import LeaderId as Leader
+from app.domain.report import Choice, Outcome
 
-Choice = Literal["support", "refuse"]
-Leader = Literal["sisto_iv", "santa_rita", "martin_lutero"]
-SourceKind = Literal[
-    "action_space",
-    "card_immediate",
-    "card_permanent",
-    "personal_bonus_tile",
-    "council_privilege",
-    "leader",
-]
 Excommunications = list[TileId]
 
 
@@ -129,7 +122,7 @@ class GainIn(StrictModel):
     source: GainSource
     resources: Resources = Field(default_factory=Resources)
     privileges: list[Resources] = Field(default_factory=list, max_length=5)
-    wood_or_stone: Literal["wood", "stone"] | None = None
+    wood_or_stone: WoodOrStone | None = None
 
 
 _GAINS_EXAMPLE = [
@@ -202,18 +195,9 @@ class ActionValueCalculation(StrictModel):
     )
 
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
-    action: Literal[
-        "harvest",
-        "production",
-        "territory",
-        "building",
-        "character",
-        "venture",
-        "market",
-        "council_palace",
-    ]
-    origin: Literal["family_member", "card_effect"]
-    family_member: Literal["black", "white", "orange", "neutral"] | None = None
+    action: Action
+    origin: Origin
+    family_member: FamilyMember | None = None
     die: int | None = Field(default=None, ge=1, le=6)
     base_value: int | None = Field(default=None, ge=0, le=99)
     large_space: bool = False

@@ -8,9 +8,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from app.api.schemas.base import PlayerRef, ResponseModel, StrictModel, examples
-from app.api.schemas.calculations import Choice, Leader, OutcomeRead
+from app.api.schemas.calculations import OutcomeRead
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
+from app.domain.leaders import LeaderId as Leader
+from app.domain.report import Choice
 
 PlayerName = Annotated[
     str,
