@@ -1,0 +1,144 @@
+"""SQL statements per operation, pinned: a query added to a hot path fails here, not in
+production. Not timed (tests never assert on time); runs on SQLite and PostgreSQL.
+
+SQLite counts include the ``BEGIN``/``BEGIN IMMEDIATE`` the unit of work emits itself
+(psycopg opens its transactions implicitly, so PostgreSQL has no such statement). When a
+count changes on purpose, update ``PINNED`` in the same commit and say why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.persistence.db import count_statements
+from tests.api.conftest import GameHandle, create_game
+
+# The stored-game reads load the game in five SELECTs (game, players, their
+# excommunications, reports, their decisions); a change adds UPDATE games, INSERT events
+# and the rows it changes (an executemany counts once).
+PINNED: dict[str, dict[str, int]] = {
+    "sqlite": {
+        "createGame": 5,  # BEGIN IMMEDIATE; INSERT games, players, reports, events
+        "getGame": 6,  # BEGIN; 5 SELECTs
+        "setPlayerFaith": 9,  # BEGIN IMMEDIATE; 5 SELECTs; UPDATE games, players; INSERT events
+        "setFaith": 9,
+        "setReportDecision": 9,  # ... INSERT report_decisions instead of UPDATE players
+        "resolveReport": 11,  # ... UPDATE players, reports; INSERT excommunications
+        "listGameEvents": 7,  # BEGIN; 5 SELECTs; SELECT events
+        "calculatePlayerGains": 6,
+        "calculateGameFinalScores": 6,
+    },
+}
+# psycopg begins its transactions implicitly: one statement less each.
+PINNED["postgresql"] = {name: count - 1 for name, count in PINNED["sqlite"].items()}
+
+NAMES = ["Anna", "Bruno", "Carla", "Dario", "Elena"]
+GAINS = {
+    "gains": [
+        {"source": {"kind": "action_space", "name": "Market"}, "resources": {"coins": 5}},
+        {"source": {"kind": "card_immediate"}, "resources": {"wood": 2}, "privileges": [{}]},
+    ]
+}
+
+
+def _players(count: int) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "leaders": ["sisto_iv"] if i == 0 else []}
+        for i, name in enumerate(NAMES[:count])
+    ]
+
+
+def _score_body(count: int) -> dict[str, Any]:
+    return {"players": [{"id": f"p{i + 1}", "victory_points": 10} for i in range(count)]}
+
+
+async def _count(
+    app: FastAPI, call: Callable[[], Awaitable[httpx.Response]], status: int
+) -> list[str]:
+    with count_statements(app.state.db.engine) as statements:
+        response = await call()
+    assert response.status_code == status, response.text
+    return list(statements)
+
+
+async def _measure(app: FastAPI, client: httpx.AsyncClient, players: int) -> dict[str, list[str]]:
+    """The statements of every measured operation, on a game of ``players`` players."""
+    counts: dict[str, list[str]] = {}
+    body = {"players": _players(players), "seed": 42}
+    handle: GameHandle | None = None
+
+    async def create() -> httpx.Response:
+        nonlocal handle
+        response = await client.post("/v1/games", json=body)
+        data = response.json()
+        handle = GameHandle(client, body, data["host_token"], data["player_tokens"], data["game"])
+        return response
+
+    counts["createGame"] = await _count(app, create, 201)
+    assert handle is not None
+    game = handle
+    counts["getGame"] = await _count(app, lambda: client.get(game.url, headers=game.host()), 200)
+    counts["setPlayerFaith"] = await _count(
+        app,
+        lambda: client.put(f"{game.url}/players/p1/faith", json={"faith": 5}, headers=game.host()),
+        200,
+    )
+    # p1 refuses (below), p2 supports by default, then short and eligible players in turn:
+    # the same kinds of rows change for 2 and for 5 players.
+    faith = {f"p{i + 1}": 1 if i >= 2 and i % 2 == 0 else 5 for i in range(players)}
+    counts["setFaith"] = await _count(
+        app,
+        lambda: client.put(f"{game.url}/faith", json={"faith": faith}, headers=game.host()),
+        200,
+    )
+    counts["setReportDecision"] = await _count(app, lambda: game.decide(1, "p1", "refuse"), 200)
+    counts["resolveReport"] = await _count(
+        app, lambda: game.resolve(1, default_choice="support"), 201
+    )
+    counts["listGameEvents"] = await _count(
+        app, lambda: client.get(f"{game.url}/events", headers=game.host()), 200
+    )
+    counts["calculatePlayerGains"] = await _count(
+        app,
+        lambda: client.post(
+            f"{game.url}/players/p2/gain-adjustments", json=GAINS, headers=game.host()
+        ),
+        200,
+    )
+    counts["calculateGameFinalScores"] = await _count(
+        app,
+        lambda: client.post(
+            f"{game.url}/final-scores", json=_score_body(players), headers=game.host()
+        ),
+        200,
+    )
+    return counts
+
+
+def _show(statements: list[str]) -> str:
+    return "\n".join(f"  {' '.join(s.split())[:160]}" for s in statements)
+
+
+async def test_statement_counts_are_pinned(app: FastAPI, client: httpx.AsyncClient) -> None:
+    await create_game(client)  # first use: connections and caches warm, as in a server
+    pinned = PINNED[app.state.db.dialect_name]
+    counts = await _measure(app, client, 4)
+    actual = {name: len(s) for name, s in counts.items()}
+    details = "\n".join(f"{name}: {len(s)}\n{_show(s)}" for name, s in counts.items())
+    assert actual == pinned, f"statement counts changed:\n{details}"
+
+
+@pytest.mark.parametrize("operation", ["getGame", "resolveReport", "setFaith", "createGame"])
+async def test_statements_do_not_grow_with_players(
+    app: FastAPI, client: httpx.AsyncClient, operation: str
+) -> None:
+    """No N+1: the same number of statements for 2 and for 5 players."""
+    await create_game(client)
+    two = (await _measure(app, client, 2))[operation]
+    five = (await _measure(app, client, 5))[operation]
+    assert len(two) == len(five), f"2 players:\n{_show(two)}\n5 players:\n{_show(five)}"
