@@ -1,0 +1,69 @@
+"""A/B server experiments without editing app/: variants (bench/serve_variant.py) and
+worker counts, measured in one run, interleaved, on one fresh database.
+
+    python bench/experiment.py --variants baseline,asyncio-h11 --scenarios healthz,calc-gains
+    python bench/experiment.py --variants baseline --workers 1,2 --scenarios get-game
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import DEFAULT_PG_SERVER, REPO, free_port, fresh_database, run_wrk, serve, workdir
+from run import BY_NAME, run_cell, seed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variants", default="baseline,asyncio-h11")
+    parser.add_argument("--workers", default="1")
+    parser.add_argument("--scenarios", default="healthz,calc-gains,get-game")
+    parser.add_argument("--connections", default="1,64")
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=2, help="repeat, interleaved")
+    parser.add_argument("--db", default="sqlite", choices=["sqlite", "postgres"])
+    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER)
+    args = parser.parse_args()
+    tmp = workdir()
+    results: dict[tuple[str, int, str, int], list[float]] = {}
+    with fresh_database(args.db, args.pg_server, tmp) as url:
+        env = {"DATABASE_URL": url, "LOG_LEVEL": args.log_level}
+        games_file = None
+        for round_ in range(args.rounds):
+            for variant in args.variants.split(","):
+                for workers in [int(w) for w in args.workers.split(",")]:
+                    port = free_port()
+                    command = [sys.executable, str(REPO / "bench" / "serve_variant.py")]
+                    command += [str(port), str(workers), variant]
+                    print(f"round {round_ + 1}: {variant}, {workers} worker(s)", flush=True)
+                    with serve(command, env, port, tmp / f"{variant}.log") as server:
+                        if games_file is None:
+                            games_file = seed(server.base_url, 200, False, "games", tmp / "g.lua")
+                        files = {"games": str(games_file), "threads": "1", "rows": "1"}
+                        run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
+                        for name in args.scenarios.split(","):
+                            for conns in [int(c) for c in args.connections.split(",")]:
+                                cell = run_cell(
+                                    f"{variant}/{workers}w",
+                                    BY_NAME[name],
+                                    conns,
+                                    server.base_url,
+                                    server.process.pid,
+                                    args.duration,
+                                    files,
+                                )
+                                key = (variant, workers, name, conns)
+                                results.setdefault(key, []).append(cell.result.rps)
+    print("\n| variant | workers | scenario | conns | req/s (best of rounds) |")
+    print("|---|---:|---|---:|---:|")
+    for (variant, workers, name, conns), values in results.items():
+        print(f"| {variant} | {workers} | {name} | {conns} | {max(values):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
