@@ -5,6 +5,7 @@ The committed ``openapi/openapi.json`` is this document (``python openapi/genera
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,84 @@ from app.api.problems import (
 
 _FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 _HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+# OpenAPI links: how a client chains a game's calls (create -> faith -> decisions ->
+# resolution -> reads); schemathesis' stateful mode walks them. A created game is
+# reached with its id and host token; later calls keep the game, token and ETag.
+_CREATED = {
+    "path.game_id": "$response.body#/game/id",
+    "header.authorization": "Bearer {$response.body#/host_token}",
+}
+_SAME_GAME = {
+    "path.game_id": "$request.path.game_id",
+    "header.authorization": "$request.header.authorization",
+}
+_CURRENT_VERSION = {"header.if-match": "$response.header.ETag"}
+
+
+def _link(operation_id: str, description: str, **parameters: Any) -> dict[str, Any]:
+    return {"operationId": operation_id, "description": description, "parameters": parameters}
+
+
+def _links(base: dict[str, str], player: str) -> dict[str, dict[str, Any]]:
+    """Links from an answer about a game (``base`` locates it) to the calls that follow."""
+    return {
+        "GetGame": _link("getGame", "Read the game.", **base),
+        "ListGameEvents": _link("listGameEvents", "Read the game's changes.", **base),
+        "GetReport": _link("getReport", "Read a report of the game.", **base),
+        "SetFaith": _link("setFaith", "Set players' faith.", **base, **_CURRENT_VERSION),
+        "SetPlayerFaith": _link(
+            "setPlayerFaith",
+            "Set a player's faith.",
+            **base,
+            **_CURRENT_VERSION,
+            **{"path.player_id": player},
+        ),
+        "SetReportDecision": _link(
+            "setReportDecision",
+            "A player chooses in the period I report.",
+            **base,
+            **_CURRENT_VERSION,
+            **{"path.player_id": player, "path.period": 1},
+        ),
+        "ResolveReport": _link(
+            "resolveReport",
+            "Resolve the period I report.",
+            **base,
+            **_CURRENT_VERSION,
+            **{"path.period": 1},
+        ),
+        "CalculateGameFinalScores": _link(
+            "calculateGameFinalScores", "Score the game so far.", **base
+        ),
+    }
+
+
+_REPORT_LINKS = {
+    "GetReport": _link(
+        "getReport",
+        "Read this report again.",
+        **_SAME_GAME,
+        **{"path.period": "$response.body#/period"},
+    ),
+    "ResolveReport": _link(
+        "resolveReport",
+        "Resolve this report.",
+        **_SAME_GAME,
+        **_CURRENT_VERSION,
+        **{"path.period": "$response.body#/period"},
+    ),
+    "GetGame": _link("getGame", "Read the game.", **_SAME_GAME),
+    "ListGameEvents": _link("listGameEvents", "Read the game's changes.", **_SAME_GAME),
+}
+
+LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+    ("createGame", "201"): _links(_CREATED, "$response.body#/game/players/0/id"),
+    ("setFaith", "200"): _links(_SAME_GAME, "$response.body#/players/0/id"),
+    ("setPlayerFaith", "200"): _links(_SAME_GAME, "$response.body#/player/id"),
+    ("setReportDecision", "200"): _REPORT_LINKS,
+    ("resolveReport", "201"): _REPORT_LINKS,
+}
 
 
 def camel_case_operation_id(route: APIRoute) -> str:
@@ -78,11 +157,26 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                     "schema": {}
                 }:
                     del content["application/json"]
+    _add_links(document)
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_VALIDATION_SCHEMAS:
         schemas.pop(name, None)
     schemas.update(_problem_components())
     return document
+
+
+def _add_links(document: dict[str, Any]) -> None:
+    operations = {
+        operation["operationId"]: operation
+        for path_item in document.get("paths", {}).values()
+        for method, operation in path_item.items()
+        if method in _HTTP_METHODS and "operationId" in operation
+    }
+    for (operation_id, status), links in LINKS.items():
+        operation = operations.get(operation_id)
+        if operation is None or status not in operation.get("responses", {}):
+            continue  # an app without the games routes (e.g. a test's) has no such answer
+        operation["responses"][status]["links"] = copy.deepcopy(links)
 
 
 def install_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
