@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -225,3 +226,22 @@ async def test_resolution_in_flight_is_409(
         409,
         "report-out-of-order",
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: resolveReport checks the Idempotency-Key before the token, so a used key "
+    "with no token (or a player's) answers 422 idempotency-key-reused, not 401/403",
+)
+async def test_resolution_retry_without_the_right_token_is_401_or_403(
+    client: httpx.AsyncClient, game: GameHandle
+) -> None:
+    await game.set_faith(p1=1, p2=1, p3=1)
+    assert (await resolve(game, "key-auth")).status_code == 201
+    url = f"{game.url}/reports/1/resolution"
+    anonymous = await client.post(url, json={}, headers={"Idempotency-Key": "key-auth"})
+    assert_problem(anonymous, 401, "unauthorized")
+    player = await client.post(
+        url, json={}, headers={**game.player("p1"), "Idempotency-Key": "key-auth"}
+    )
+    assert_problem(player, 403, "forbidden")
