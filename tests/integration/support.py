@@ -105,12 +105,16 @@ class Server:
 
 
 @contextlib.contextmanager
-def running(*servers: Server) -> Any:
-    """Start the servers one after the other (each ready before the next starts) and
-    stop every one of them at the end, even on failure."""
+def running(*servers: Server, together: bool = False) -> Any:
+    """Start the servers one after the other (each ready before the next starts), or
+    all at once with ``together``; stop every one of them at the end, even on failure."""
     try:
         for server in servers:
-            server.start().wait_ready()
+            server.start()
+            if not together:
+                server.wait_ready()
+        for server in servers:
+            server.wait_ready()
         yield servers
     finally:
         for server in servers:

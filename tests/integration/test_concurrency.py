@@ -1,8 +1,9 @@
 """Concurrency through real servers over real HTTP: no lost update, one resolution per
 report, a log that always agrees with the state, and never a 5xx.
 
-PostgreSQL: two ``python -m app`` processes (the second starts once the first is ready
-and migrates too: a no-op at head) on one throwaway database; SQLite: one process. Each
+PostgreSQL: two ``python -m app`` processes started at the same time on one empty
+throwaway database (both migrate: the migration lock serializes them); SQLite: one
+process. Each
 run, on 5 games x 4 players, clients spread at random over the servers:
 
 - phase A, 50 concurrent clients: every faith starts at 3 (the period I threshold);
@@ -323,9 +324,11 @@ async def run_scenario(servers: tuple[Server, ...], label: str) -> None:
 
 @pytest.mark.postgres
 async def test_two_servers_one_postgres_database(postgres_url: str, tmp_path: Path) -> None:
+    # Both start at once on the empty database and both migrate (the migration lock
+    # makes one wait for the other; the second finds the schema at head).
     first = Server(postgres_url, tmp_path, "pg-a")
-    second = Server(postgres_url, tmp_path, "pg-b")  # migrates too: a no-op at head
-    with running(first, second) as servers:
+    second = Server(postgres_url, tmp_path, "pg-b")
+    with running(first, second, together=True) as servers:
         await run_scenario(servers, "postgres, 2 processes")
 
 
