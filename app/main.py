@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from importlib.metadata import PackageNotFoundError, version
 
 from fastapi import FastAPI
@@ -16,6 +17,8 @@ from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
 from app.domain.tiles import load_catalogue
 from app.persistence.db import Database
+from app.services.games import GameService
+from app.services.idempotency import Idempotency
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -71,6 +74,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The tile catalogue is read and validated once, at start-up: a bad tile pack stops
     # the service here with the file and place that is wrong, not on some later request.
     app.state.catalogue = load_catalogue(settings.tile_packs_dir)
+    # The use cases are stateless objects built once; every request shares them.
+    app.state.game_service = GameService(db, app.state.catalogue)
+    app.state.idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
 
     install_problem_handlers(app)
     app.add_middleware(

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
-from app.api.deps import get_db, get_settings
 from app.domain.errors import InvalidInput
 from app.domain.tiles import Catalogue
-from app.persistence.db import Database
 from app.services.errors import VersionMismatch
 from app.services.games import GameService
 from app.services.idempotency import Idempotency
@@ -20,7 +17,7 @@ _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
-def bearer_token(
+async def bearer_token(
     authorization: Annotated[
         str | None,
         Header(description="`Bearer <token>`: the game's host token or one of its player tokens."),
@@ -32,7 +29,7 @@ def bearer_token(
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def expected_version(
+async def expected_version(
     if_match: Annotated[
         str | None,
         Header(description='The version you last read, as its ETag (`"3"`); 412 when stale.'),
@@ -48,7 +45,7 @@ def expected_version(
     return int(found.group(1))
 
 
-def idempotency_key(
+async def idempotency_key(
     key: Annotated[
         str | None,
         Header(
@@ -70,21 +67,14 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def get_catalogue(request: Request) -> Catalogue:
+async def get_catalogue(request: Request) -> Catalogue:
     """The tile catalogue the app loaded at start-up (base tiles plus configured packs)."""
     catalogue: Catalogue = request.app.state.catalogue
     return catalogue
 
 
-def get_game_service(
-    request: Request,
-    db: Annotated[Database, Depends(get_db)],
-    catalogue: Annotated[Catalogue, Depends(get_catalogue)],
-) -> GameService:
-    service: GameService | None = getattr(request.app.state, "game_service", None)
-    if service is None:
-        service = GameService(db, catalogue)
-        request.app.state.game_service = service
+async def get_game_service(request: Request) -> GameService:
+    service: GameService = request.app.state.game_service
     return service
 
 
@@ -95,12 +85,8 @@ Games = Annotated[GameService, Depends(get_game_service)]
 Tiles = Annotated[Catalogue, Depends(get_catalogue)]
 
 
-def get_idempotency(request: Request) -> Idempotency:
-    idempotency: Idempotency | None = getattr(request.app.state, "idempotency", None)
-    if idempotency is None:
-        settings = get_settings(request)
-        idempotency = Idempotency(get_db(request), timedelta(hours=settings.idempotency_ttl_hours))
-        request.app.state.idempotency = idempotency
+async def get_idempotency(request: Request) -> Idempotency:
+    idempotency: Idempotency = request.app.state.idempotency
     return idempotency
 
 
