@@ -9,10 +9,10 @@ from fastapi import Depends, Header, Request
 
 from app.domain.errors import InvalidInput
 from app.domain.tiles import Catalogue
-from app.services.errors import VersionMismatch
 from app.services.games import GameService
 from app.services.idempotency import Idempotency
 
+NO_VERSION = -1
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
@@ -38,11 +38,9 @@ async def expected_version(
     if if_match is None or if_match.strip() == "*":
         return None
     found = _ETAG.match(if_match.strip())
-    if found is None:
-        raise VersionMismatch(
-            f"If-Match {if_match!r} is not an ETag of this service, e.g. '\"3\"'."
-        )
-    return int(found.group(1))
+    # An If-Match this service never issued matches no version: the use case answers 412
+    # after it has checked the token (so a stranger still gets 401, not 412).
+    return int(found.group(1)) if found else NO_VERSION
 
 
 async def idempotency_key(

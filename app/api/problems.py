@@ -345,7 +345,13 @@ async def http_exception_handler(request: Request, exc: Exception) -> Response:
         detail = f"No route or resource at {request.url.path}"
     elif slug == "method-not-allowed":
         detail = f"{request.method} is not allowed on {request.url.path}"
-    return problem_response(request, slug, detail=detail, status=status, headers=exc.headers)
+    extra: dict[str, Any] | None = None
+    if slug == "validation-error":
+        # A body the JSON parser gave up on (not UTF-8, nested too deep): still say where.
+        extra = {"errors": [{"loc": ["body"], "msg": detail, "type": "json_invalid"}]}
+    return problem_response(
+        request, slug, detail=detail, status=status, headers=exc.headers, extra=extra
+    )
 
 
 def unexpected_error_body(exc: BaseException, instance: str | None) -> tuple[dict[str, Any], bool]:

@@ -155,6 +155,12 @@ def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
     return False
 
 
+def is_lock_not_available(exc: BaseException) -> bool:
+    """True when a ``FOR UPDATE NOWAIT`` found the row locked by another transaction."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    return getattr(orig, "sqlstate", None) == "55P03"
+
+
 @contextmanager
 def count_statements(engine: Engine) -> Iterator[list[str]]:
     """Record every SQL statement the engine sends (an executemany counts once)."""

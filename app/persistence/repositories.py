@@ -74,10 +74,16 @@ class IdempotencyRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def get(self, key_hash: str, *, for_update: bool = False) -> IdempotencyKey | None:
+    def get(
+        self, key_hash: str, *, for_update: bool = False, nowait: bool = False
+    ) -> IdempotencyKey | None:
+        """The key's row; ``for_update`` locks it (PostgreSQL), and with ``nowait`` a row
+        locked by another transaction raises at once (see ``is_lock_not_available``)."""
         statement = select(IdempotencyKey).where(IdempotencyKey.key_hash == key_hash)
         if for_update:
-            statement = statement.with_for_update().execution_options(populate_existing=True)
+            statement = statement.with_for_update(nowait=nowait).execution_options(
+                populate_existing=True
+            )
         return self.session.scalars(statement).one_or_none()
 
     def try_insert(self, row: IdempotencyKey) -> bool:

@@ -7,6 +7,8 @@ that version, so the log and the state can never disagree.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -54,6 +56,18 @@ class CreatedGame:
     player_tokens: dict[str, str]
 
 
+# Game ids are uuid4 hex: anything else cannot name a game, so it is a 404 without a query
+# (and never reaches the database: PostgreSQL rejects a NUL byte in text outright).
+_GAME_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _require_game(repository: GameRepository, game_id: str, *, for_update: bool = False) -> Game:
+    game = repository.get(game_id, for_update=for_update) if _GAME_ID.fullmatch(game_id) else None
+    if game is None:
+        raise NotFound(f"No game {game_id!r}.")
+    return game
+
+
 def _player(game: Game, player_id: str) -> Player:
     for player in game.players:
         if player.id == player_id:
@@ -94,7 +108,9 @@ class GameService:
         """Validate a creation request before anything is written (R-DRAW-1..3)."""
         seen: dict[str, int] = {}
         for index, player in enumerate(players):
-            folded = player.name.casefold()
+            # Names that look the same are the same: compare them normalised (NFKC) and
+            # case-folded; each is stored as sent.
+            folded = unicodedata.normalize("NFKC", player.name).casefold()
             if folded in seen:
                 raise InvalidInput(
                     f"player names must be unique: {player.name!r} is also player {seen[folded]}",
@@ -175,10 +191,16 @@ class GameService:
         self, game_id: str, token: str | None, use: Callable[[Session, Game, Principal], T]
     ) -> T:
         with self.db.transaction(write=False) as session:
-            game = GameRepository(session).get(game_id)
-            if game is None:
-                raise NotFound(f"No game {game_id!r}.")
+            game = _require_game(GameRepository(session), game_id)
             return use(session, game, authenticate(game, token))
+
+    def require_host(self, game_id: str, token: str | None, action: str) -> None:
+        """401/403/404 before anything else: e.g. before an idempotent replay is looked up."""
+
+        def check(session: Session, game: Game, who: Principal) -> None:
+            who.require_host(action)
+
+        self._read(game_id, token, check)
 
     def get_game(self, game_id: str, token: str | None) -> Game:
         return self._read(game_id, token, lambda s, game, who: game)
@@ -249,15 +271,18 @@ class GameService:
         if session is None:
             with self.db.transaction(write=True) as own:
                 return self._change(game_id, token, expected_version, authorize, apply, own)
-        game = GameRepository(session).get(game_id, for_update=True)
-        if game is None:
-            raise NotFound(f"No game {game_id!r}.")
+        game = _require_game(GameRepository(session), game_id, for_update=True)
         who = authenticate(game, token)
         authorize(game, who)
         if expected_version is not None and expected_version != game.version:
+            named = (
+                f"names version {expected_version}"
+                if expected_version >= 0
+                else 'is not an ETag this service issued (e.g. "3")'
+            )
             raise VersionMismatch(
-                f"If-Match names version {expected_version}, but the game is at version "
-                f"{game.version}: read it again and retry.",
+                f"If-Match {named}, but the game is at version {game.version}: "
+                "read it again and retry.",
                 current_version=game.version,
             )
         event_type, data, result = apply(game, who)
@@ -279,8 +304,14 @@ class GameService:
         """R-FT-2: store faith (above 15 kept as 15), answering how much was lost."""
 
         def authorize(game: Game, who: Principal) -> None:
+            known = {p.id for p in game.players}
             for player_id in values:
-                _player(game, player_id)
+                if single:
+                    _player(game, player_id)  # named in the path: 404
+                elif player_id not in known:  # named in the body: the body is wrong
+                    raise InvalidInput(
+                        f"game {game.id} has no player {player_id!r}", loc=("faith", player_id)
+                    )
             own = single and game.players_enter_faith and who.player_id in values
             if not own:
                 who.require_host(

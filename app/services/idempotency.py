@@ -1,9 +1,15 @@
 """Idempotency-Key handling for the two POSTs that create things (API.md).
 
-A first request records the key as in flight in its own short transaction, so that a
-concurrent retry sees it (409) instead of waiting. The work and the stored answer then
-commit together: an answer is replayable exactly when its change is durable. A request
-that fails (any error) releases the key, so the client may retry it.
+A first request records its key as in flight in a short transaction of its own. The work
+then runs in a second transaction that starts by locking that row, and stores the answer
+in it before committing: an answer is replayable exactly when its change is durable.
+
+Who is still in flight? On PostgreSQL the row lock says so exactly: a retry that finds
+the row locked gets 409 ``idempotency-in-flight``; one that can take the lock knows the
+first attempt died (a crash, a database outage) and takes over at once. SQLite serializes
+every writer, so a retry never overlaps the work; there an in-flight row whose short
+lease has not run out still answers 409. A request that fails releases its key so the
+client may retry it.
 """
 
 from __future__ import annotations
@@ -14,15 +20,16 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TypeVar
 
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from app.persistence.db import Database
+from app.persistence.db import Database, is_lock_not_available
 from app.persistence.models import IdempotencyKey, utcnow
 from app.persistence.repositories import IdempotencyRepository
 from app.services.errors import IdempotencyInFlight, IdempotencyKeyReused
 from app.services.tokens import idempotency_key_hash, seal, unseal
 
-# A crashed first attempt holds its key this long before a retry may take it over.
+# SQLite only: how long a first attempt that died holds its key before a retry takes over.
 IN_FLIGHT_LEASE = timedelta(seconds=30)
 
 T = TypeVar("T")
@@ -42,6 +49,17 @@ def request_fingerprint(*parts: str | bytes) -> str:
         digest.update(part.encode() if isinstance(part, str) else part)
         digest.update(b"\x00")
     return digest.hexdigest()
+
+
+def _replay(row: IdempotencyKey, scope: str, key: str) -> StoredAnswer | None:
+    if row.state != "completed" or row.body is None or row.status_code is None:
+        return None
+    return StoredAnswer(
+        status_code=row.status_code,
+        body=unseal(scope, key, row.body),
+        headers=dict(row.headers or {}),
+        replayed=True,
+    )
 
 
 class Idempotency:
@@ -69,8 +87,11 @@ class Idempotency:
             return replay
         try:
             with self.db.transaction(write=True) as session:
-                answer = render(work(session))
+                # Held until commit: this lock is what "in flight" means on PostgreSQL.
                 row = IdempotencyRepository(session).get(key_hash, for_update=True)
+                if row is not None and (done := _replay(row, scope, key)) is not None:
+                    return done  # a retry took over from us and finished first
+                answer = render(work(session))
                 if row is not None:
                     row.state = "completed"
                     row.status_code = answer.status_code
@@ -96,7 +117,7 @@ class Idempotency:
             )
             if repo.try_insert(fresh):
                 return None
-            row = repo.get(key_hash, for_update=True)
+            row = repo.get(key_hash)
             if row is None:  # expired and purged between the two statements
                 repo.try_insert(fresh)
                 return None
@@ -104,24 +125,35 @@ class Idempotency:
                 raise IdempotencyKeyReused(
                     "This Idempotency-Key was used with a different request; use a new key."
                 )
-            if row.state == "completed" and row.body is not None and row.status_code is not None:
-                return StoredAnswer(
-                    status_code=row.status_code,
-                    body=unseal(scope, key, row.body),
-                    headers=dict(row.headers or {}),
-                    replayed=True,
-                )
-            if row.locked_until > now:
-                raise IdempotencyInFlight(
-                    "The first request with this Idempotency-Key is still being processed; "
-                    "retry shortly."
-                )
+            replay = _replay(row, scope, key)
+            if replay is not None:
+                return replay
+            if self.db.dialect_name == "postgresql":
+                row = self._locked_row(repo, key_hash)
+                if row is None or (replay := _replay(row, scope, key)) is not None:
+                    return replay  # finished (or purged) while we looked
+            elif row.locked_until > now:
+                raise _in_flight()
             row.locked_until = now + IN_FLIGHT_LEASE  # its first holder died: take over
             return None
+
+    def _locked_row(self, repo: IdempotencyRepository, key_hash: str) -> IdempotencyKey | None:
+        try:
+            return repo.get(key_hash, for_update=True, nowait=True)
+        except DBAPIError as exc:
+            if is_lock_not_available(exc):
+                raise _in_flight() from None
+            raise
 
     def _release(self, key_hash: str) -> None:
         try:
             with self.db.transaction(write=True) as session:
                 IdempotencyRepository(session).delete(key_hash)
-        except Exception:  # the lease expires on its own; never hide the first error
+        except Exception:  # nothing to undo: on PostgreSQL the dead lock frees the key anyway
             pass
+
+
+def _in_flight() -> IdempotencyInFlight:
+    return IdempotencyInFlight(
+        "The first request with this Idempotency-Key is still being processed; retry shortly."
+    )

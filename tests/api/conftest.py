@@ -59,7 +59,9 @@ class GameHandle:
         return self.game
 
     async def set_faith(self, **faith: int) -> None:
-        response = await self.client.put(f"{self.url}/faith", json={"faith": faith}, headers=self.host())
+        response = await self.client.put(
+            f"{self.url}/faith", json={"faith": faith}, headers=self.host()
+        )
         assert response.status_code == 200, response.text
 
     async def decide(self, period: int, player_id: str, choice: str) -> httpx.Response:
@@ -70,12 +72,18 @@ class GameHandle:
         )
 
     async def resolve(self, period: int, **body: Any) -> httpx.Response:
-        return await self.client.post(f"{self.url}/reports/{period}/resolution", json=body, headers=self.host())
+        return await self.client.post(
+            f"{self.url}/reports/{period}/resolution", json=body, headers=self.host()
+        )
 
 
 async def create_game(client: httpx.AsyncClient, **overrides: Any) -> GameHandle:
     body: dict[str, Any] = {
-        "players": [{"name": "Anna", "leaders": ["sisto_iv"]}, {"name": "Bruno"}, {"name": "Carla"}],
+        "players": [
+            {"name": "Anna", "leaders": ["sisto_iv"]},
+            {"name": "Bruno"},
+            {"name": "Carla"},
+        ],
         "seed": 42,
     }
     body.update(overrides)

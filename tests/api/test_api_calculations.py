@@ -138,12 +138,14 @@ async def test_decisions_pending_names_eligible_players_in_turn_order(
     response = await client.post(
         "/v1/calculations/vatican-report", json={"period": 2, "players": players}
     )
-    body = assert_problem(response, 409, "decisions-pending")
+    # API.md: in a calculation, an eligible player without a choice makes the request
+    # invalid (422); `pending` names them all, `errors` points at the first one's choice.
+    body = assert_problem(response, 422, "validation-error", loc=["body", "players", 0, "choice"])
     assert body["pending"] == ["zeno", "alba"]
     response = await client.post(
         "/v1/calculations/vatican-report", json={"period": 2, "players": players[::-1]}
     )
-    assert assert_problem(response, 409, "decisions-pending")["pending"] == ["alba", "zeno"]
+    assert assert_problem(response, 422, "validation-error")["pending"] == ["alba", "zeno"]
 
 
 async def test_r_rep_5_short_players_choice_is_ignored_with_a_note(

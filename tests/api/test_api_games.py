@@ -204,9 +204,13 @@ async def test_unknown_game_is_404(client: httpx.AsyncClient, game: GameHandle) 
 
 async def test_unknown_player_is_404(client: httpx.AsyncClient, game: GameHandle) -> None:
     before = await snapshot(game)
+    # Named in the body, an unknown player makes the body invalid (422 naming it).
+    response = await client.put(
+        game.url + "/faith", json={"faith": {"p1": 3, "p9": 1}}, headers=game.host()
+    )
+    assert_problem(response, 422, "validation-error", loc=["body", "faith", "p9"])
     for method, path, body in (
         ("PUT", "/players/p9/faith", {"faith": 1}),
-        ("PUT", "/faith", {"faith": {"p1": 3, "p9": 1}}),
         ("PUT", "/players/p9/leaders", {"leaders": []}),
         ("PUT", "/reports/1/decisions/p9", {"choice": "support"}),
         ("POST", "/players/p9/gain-adjustments", {"gains": [{"source": {"kind": "leader"}}]}),

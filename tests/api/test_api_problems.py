@@ -14,7 +14,7 @@ from app.main import create_app
 from app.services.idempotency import request_fingerprint
 from app.settings import Settings
 from tests.api.conftest import GameHandle, create_game
-from tests.api.test_api_idempotency import insert_in_flight
+from tests.api.test_api_idempotency import in_flight
 from tests.api.test_api_support import assert_problem
 
 CONTRACT_SLUGS = {
@@ -83,11 +83,11 @@ async def test_every_contract_slug_through_a_real_endpoint(
     fingerprint = request_fingerprint(
         "createGame", GameCreate.model_validate(body).model_dump_json(by_alias=True)
     )
-    insert_in_flight(app, "createGame", "k2", fingerprint, seconds=60)
-    await check(
-        "idempotency-in-flight",
-        lambda: client.post("/v1/games", json=body, headers={"Idempotency-Key": "k2"}),
-    )
+    with in_flight(app, "createGame", "k2", fingerprint):
+        await check(
+            "idempotency-in-flight",
+            lambda: client.post("/v1/games", json=body, headers={"Idempotency-Key": "k2"}),
+        )
     huge = {"players": [{"name": f"P{i}", "leaders": []} for i in range(5000)]}
     await check("payload-too-large", lambda: client.post("/v1/games", json=huge))
     await check(

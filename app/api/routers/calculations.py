@@ -26,7 +26,7 @@ from app.api.schemas.calculations import (
     VaticanReportResult,
 )
 from app.domain.actions import ActionRequest, action_value
-from app.domain.errors import InvalidInput
+from app.domain.errors import DecisionsPending, InvalidInput
 from app.domain.gains import Gain, apply_gains
 from app.domain.order import OrderPlayer, placement_order
 from app.domain.report import ReportPlayer, resolve_report
@@ -66,13 +66,14 @@ def to_scoring_player(player: ScoringPlayerFields, tiles: tuple[Tile, ...] = ())
     "/vatican-report",
     operation_id="calculateVaticanReport",
     response_model=VaticanReportResult,
-    responses=problem_responses("validation-error", "decisions-pending"),
+    responses=INPUT_PROBLEMS,
 )
 async def calculate_vatican_report(
     body: VaticanReportCalculation, catalogue: Tiles
 ) -> JSONModelResponse:
     """R-REP-*: resolve a report for players given in turn order. An eligible player
-    without a choice is a 409 `decisions-pending` naming them, except in period 3."""
+    without a choice (and no `default_choice`) is a 422 naming them in `pending`, except
+    in period 3 (R-REP-6)."""
     tile_id = None
     if body.tile_id is not None:
         tile = catalogue.require(body.tile_id, loc=("tile_id",))
@@ -80,7 +81,14 @@ async def calculate_vatican_report(
             raise InvalidInput(f"tile {tile.id} is a period {tile.period} tile", loc=("tile_id",))
         tile_id = tile.id
     players = [ReportPlayer(p.id, p.faith, frozenset(p.leaders), p.choice) for p in body.players]
-    result = resolve_report(body.period, tile_id, players, body.default_choice)
+    try:
+        result = resolve_report(body.period, tile_id, players, body.default_choice)
+    except DecisionsPending as pending:
+        # Stored games wait for decisions (409); here the request itself is incomplete.
+        first = next(i for i, p in enumerate(body.players) if p.id in pending.pending)
+        raise InvalidInput(
+            pending.detail, loc=("players", first, "choice"), pending=pending.pending
+        ) from None
     return JSONModelResponse(
         VaticanReportResult(
             period=result.period,

@@ -10,7 +10,7 @@ from app.api.headers import Games, IdempotencyKey, IfMatch, Replays, Tiles, Toke
 from app.api.presenters import gains_read, game_read, player_read, scores_read
 from app.api.problems import problem_responses
 from app.api.routers.calculations import to_gain, to_scoring_player
-from app.api.schemas.base import JSONModelResponse
+from app.api.schemas.base import JSONModelResponse, WholeNumber
 from app.api.schemas.calculations import (
     FinalScoresResult,
     GainsResult,
@@ -116,7 +116,10 @@ def get_game(
     """The game with its players, tiles, turn order and report statuses; `ETag` is its version."""
     game = games.get_game(game_id, token)
     tag = etag(game.version)
-    if if_none_match is not None and tag in [t.strip() for t in if_none_match.split(",")]:
+    # If-None-Match compares weakly (RFC 9110): W/"3" matches "3".
+    if if_none_match is not None and tag in [
+        t.strip().removeprefix("W/") for t in if_none_match.split(",")
+    ]:
         return Response(status_code=304, headers={"ETag": tag})
     return JSONModelResponse(game_read(game, catalogue), headers={"ETag": tag})
 
@@ -238,8 +241,8 @@ def list_events(
     game_id: str,
     games: Games,
     token: Token,
-    after: Annotated[int, Query(ge=0, le=2**31 - 1)] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    after: Annotated[int, Query(ge=0, le=2**31 - 1), WholeNumber] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000), WholeNumber] = 100,
 ) -> JSONModelResponse:
     """Every change to the game, in order: `seq` equals the game version it produced."""
     events = games.list_events(game_id, after, limit, token)

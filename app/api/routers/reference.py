@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Response
 
 from app.api.headers import Tiles
 from app.api.problems import problem_responses
-from app.api.schemas.base import JSONModelResponse, raw_json_response
+from app.api.schemas.base import JSONModelResponse, WholeNumber, raw_json_response
 from app.api.schemas.reference import (
     FaithStep,
     FaithTrack,
@@ -52,7 +52,7 @@ async def get_faith_track() -> Response:
 )
 async def list_tiles(
     catalogue: Tiles,
-    period: Annotated[int | None, Query(ge=1, le=3)] = None,
+    period: Annotated[int | None, Query(ge=1, le=3), WholeNumber] = None,
     expansion: Annotated[str | None, Query(max_length=32)] = None,
 ) -> JSONModelResponse:
     """Every tile, in catalogue order (the order the draw uses), optionally filtered."""

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Path, Response
 
 from app.api.headers import Games, IdempotencyKey, IfMatch, Replays, Token, etag
 from app.api.presenters import report_read
 from app.api.problems import problem_responses
 from app.api.routers.games import replayable
-from app.api.schemas.base import JSONModelResponse
+from app.api.schemas.base import JSONModelResponse, WholeNumber
 from app.api.schemas.games import DecisionUpdate, ReportRead, ResolutionCreate
 from app.persistence.models import Game, Report
 from app.services.idempotency import StoredAnswer, request_fingerprint
-from app.services.tokens import hash_token
 
 router = APIRouter(prefix="/v1/games/{game_id}/reports", tags=["reports"])
-Period = Path(ge=1, le=3, description="1, 2 or 3 (periods I-III)")
+Period = Annotated[int, Path(ge=1, le=3, description="1, 2 or 3 (periods I-III)"), WholeNumber]
 
 REPORT_STATE_PROBLEMS = ("report-resolved", "report-out-of-order")
 
@@ -28,7 +29,7 @@ REPORT_STATE_PROBLEMS = ("report-resolved", "report-out-of-order")
         "unauthorized", "not-found", "validation-error", "service-unavailable"
     ),
 )
-def get_report(game_id: str, games: Games, token: Token, period: int = Period) -> JSONModelResponse:
+def get_report(game_id: str, games: Games, token: Token, period: Period) -> JSONModelResponse:
     """The report of a period: who is eligible (faith at or above the threshold), who chose
     what, and once resolved the outcome of every player."""
     game, report = games.get_report(game_id, period, token)
@@ -57,7 +58,7 @@ def set_decision(
     games: Games,
     token: Token,
     version: IfMatch,
-    period: int = Period,
+    period: Period,
 ) -> JSONModelResponse:
     """R-REP-5: an eligible player (or the host for them) chooses `support` or `refuse`;
     the choice can be changed until the report is resolved."""
@@ -91,7 +92,7 @@ def resolve_report(
     token: Token,
     version: IfMatch,
     key: IdempotencyKey,
-    period: int = Period,
+    period: Period,
 ) -> Response:
     """R-REP-2..10: resolve the report once, in period order, and apply every outcome to
     the players atomically. Eligible players without a choice take `default_choice`;
@@ -99,8 +100,10 @@ def resolve_report(
     decisions: an eligible player who did not choose supports (R-REP-6), whatever the
     default, since refusing there can only cost them."""
     scope = f"resolveReport:{game_id}:{period}"
-    # The caller's token is part of the fingerprint: only the same client replays.
-    fingerprint = request_fingerprint(scope, body.model_dump_json(), hash_token(token or ""))
+    if key is not None:
+        # A replay must not skip access control: check the host token first.
+        games.require_host(game_id, token, "resolve a report")
+    fingerprint = request_fingerprint(scope, body.model_dump_json())
 
     def render(result: tuple[Game, Report]) -> StoredAnswer:
         game, report = result

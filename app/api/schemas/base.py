@@ -5,13 +5,24 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 # A bound on every count a client sends: far above any real game, far below overflow.
 MAX_AMOUNT = 9_999
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 PlayerRef = Annotated[str, Field(min_length=1, max_length=64)]
 TileId = Annotated[str, Field(min_length=1, max_length=16, examples=["I-2"])]
+
+
+def _digits_only(value: Any) -> Any:
+    if isinstance(value, str) and not value.isdigit():
+        raise ValueError("must be a whole number written with digits")
+    return value
+
+
+# Path and query integers arrive as text, which pydantic would read leniently ("1.0" -> 1);
+# the contract says a float for an integer is a 422, so only digits pass.
+WholeNumber = BeforeValidator(_digits_only)
 
 
 def examples(*values: dict[str, Any]) -> ConfigDict:

@@ -50,7 +50,7 @@ class VaticanReportCalculation(StrictModel):
         }
     )
 
-    period: Literal[1, 2, 3]
+    period: int = Field(ge=1, le=3, description="1, 2 or 3 (periods I-III)")
     tile_id: TileId | None = None
     players: list[ReportPlayerIn] = Field(min_length=1, max_length=5)
     default_choice: Choice | None = None

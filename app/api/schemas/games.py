@@ -17,7 +17,7 @@ from app.domain.report import Choice
 PlayerName = Annotated[
     str,
     StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f]+$"
+        strip_whitespace=True, min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$"
     ),
 ]
 # Faith as sent by a client: anything above 15 is stored as 15 and reported as lost.
