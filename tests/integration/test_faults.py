@@ -24,8 +24,8 @@ serves a write 2xx within 10 s, and the log still replays to the state. About 1,
 Idempotency after an outage, private cluster, 1 client, 1 fault
 (``test_key_of_a_resolution_that_got_503_is_free_after_the_outage``): a resolution is
 held on the game row lock after its Idempotency-Key is claimed, PostgreSQL stops (503),
-starts again, and the retry with the same key after Retry-After must be served. It is not (409
-``idempotency-in-flight`` for up to 30 s): kept as a strict xfail, see its reason.
+starts again, and the retry with the same key after Retry-After must be served. (It once
+got 409 ``idempotency-in-flight`` for 30 s; the worker's row lock now marks "in flight".)
 
 Counts are printed with ``-s``.
 """
@@ -500,13 +500,6 @@ async def test_postgres_outage_gives_503_then_recovers(
 
 
 @pytest.mark.postgres
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a resolution that got a 503 because PostgreSQL went down keeps its "
-    "Idempotency-Key claimed (in_flight) until IN_FLIGHT_LEASE (30 s) ends: "
-    "Idempotency._release needs the database that just failed, so the retry the 503's "
-    "Retry-After invites gets 409 idempotency-in-flight although nothing is in flight",
-)
 async def test_key_of_a_resolution_that_got_503_is_free_after_the_outage(
     private_postgres: PrivatePostgres, tmp_path: Path
 ) -> None:
