@@ -27,11 +27,11 @@ from app.domain.faith import period_info
 from app.domain.report import is_eligible
 from app.domain.scoring import PlayerScore
 from app.domain.tiles import Catalogue
-from app.persistence.models import Game, Player, Report
+from app.persistence.views import GameLike, PlayerLike, ReportLike
 from app.services.games import turn_order
 
 
-def player_read(player: Player) -> PlayerRead:
+def player_read(player: PlayerLike) -> PlayerRead:
     return PlayerRead(
         id=player.id,
         name=player.name,
@@ -44,7 +44,7 @@ def player_read(player: Player) -> PlayerRead:
     )
 
 
-def game_read(game: Game, catalogue: Catalogue) -> GameRead:
+def game_read(game: GameLike, catalogue: Catalogue) -> GameRead:
     return GameRead(
         id=game.id,
         version=game.version,
@@ -68,7 +68,7 @@ def game_read(game: Game, catalogue: Catalogue) -> GameRead:
     )
 
 
-def report_read(game: Game, report: Report) -> ReportRead:
+def report_read(game: GameLike, report: ReportLike) -> ReportRead:
     info = period_info(report.period)
     choices = {d.player_id: d.choice for d in report.decisions}
     outcomes = None if report.outcomes is None else [OutcomeRead(**o) for o in report.outcomes]

@@ -12,11 +12,20 @@ from sqlalchemy.orm import Session, make_transient_to_detached, selectinload
 
 from app.persistence.models import (
     Event,
+    Excommunication,
     Game,
     IdempotencyKey,
     Player,
     Report,
+    ReportDecision,
     utcnow,
+)
+from app.persistence.views import (
+    DecisionView,
+    ExcommunicationView,
+    GameView,
+    PlayerView,
+    ReportView,
 )
 
 
@@ -47,6 +56,112 @@ class GameRepository:
         if for_update:
             statement = statement.with_for_update(of=Game).execution_options(populate_existing=True)
         return self.session.scalars(statement).one_or_none()
+
+    def read(self, game_id: str) -> GameView | None:
+        """A read-only snapshot of the game in three SELECTs of plain rows, whatever the
+        number of players: the game, its players with their excommunications, its reports
+        with their decisions."""
+        game = self.session.execute(
+            select(
+                Game.id,
+                Game.version,
+                Game.seed,
+                Game.expansions,
+                Game.tile_ids,
+                Game.players_enter_faith,
+                Game.host_token_hash,
+            ).where(Game.id == game_id)
+        ).one_or_none()
+        if game is None:
+            return None
+        player_rows = self.session.execute(
+            select(
+                Player.id,
+                Player.name,
+                Player.seat,
+                Player.turn_position,
+                Player.faith,
+                Player.report_victory_points,
+                Player.leaders,
+                Player.token_hash,
+                Excommunication.period,
+                Excommunication.tile_id,
+            )
+            .outerjoin(
+                Excommunication,
+                (Excommunication.game_id == Player.game_id)
+                & (Excommunication.player_id == Player.id),
+            )
+            .where(Player.game_id == game_id)
+            .order_by(Player.seat, Excommunication.period)
+        ).all()
+        report_rows = self.session.execute(
+            select(
+                Report.period,
+                Report.status,
+                Report.outcomes,
+                Report.resolved_at,
+                ReportDecision.player_id,
+                ReportDecision.choice,
+            )
+            .outerjoin(
+                ReportDecision,
+                (ReportDecision.game_id == Report.game_id)
+                & (ReportDecision.period == Report.period),
+            )
+            .where(Report.game_id == game_id)
+            .order_by(Report.period, ReportDecision.player_id)
+        ).all()
+
+        excommunications: dict[str, list[ExcommunicationView]] = {}
+        players: dict[str, Any] = {}
+        for row in player_rows:
+            if row.id not in players:
+                players[row.id] = row
+                excommunications[row.id] = []
+            if row.period is not None:
+                excommunications[row.id].append(ExcommunicationView(row.period, row.tile_id))
+        decisions: dict[int, list[DecisionView]] = {}
+        reports: dict[int, Any] = {}
+        for row in report_rows:
+            if row.period not in reports:
+                reports[row.period] = row
+                decisions[row.period] = []
+            if row.player_id is not None:
+                decisions[row.period].append(DecisionView(row.player_id, row.choice))
+        return GameView(
+            id=game.id,
+            version=game.version,
+            seed=game.seed,
+            expansions=game.expansions,
+            tile_ids=game.tile_ids,
+            players_enter_faith=game.players_enter_faith,
+            host_token_hash=game.host_token_hash,
+            players=tuple(
+                PlayerView(
+                    id=p.id,
+                    name=p.name,
+                    seat=p.seat,
+                    turn_position=p.turn_position,
+                    faith=p.faith,
+                    report_victory_points=p.report_victory_points,
+                    leaders=p.leaders,
+                    token_hash=p.token_hash,
+                    excommunications=tuple(excommunications[p.id]),
+                )
+                for p in players.values()
+            ),
+            reports=tuple(
+                ReportView(
+                    period=r.period,
+                    status=r.status,
+                    outcomes=r.outcomes,
+                    resolved_at=r.resolved_at,
+                    decisions=tuple(decisions[r.period]),
+                )
+                for r in reports.values()
+            ),
+        )
 
     def exists(self, game_id: str) -> bool:
         return bool(self.session.scalar(select(exists().where(Game.id == game_id))))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.persistence.models import Game
+from app.persistence.views import GameLike
 from app.services.errors import Forbidden, Unauthorized
 from app.services.tokens import hash_token, same_hash
 
@@ -24,7 +24,7 @@ class Principal:
             raise Forbidden(f"A player token may {action} only for its own player.")
 
 
-def authenticate(game: Game, token: str | None) -> Principal:
+def authenticate(game: GameLike, token: str | None) -> Principal:
     """The principal holding ``token`` in ``game``, compared in constant time; else 401."""
     if not token:
         raise Unauthorized(

@@ -12,7 +12,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,14 @@ from app.domain.tiles import Catalogue, Tile
 from app.persistence.db import Database
 from app.persistence.models import Excommunication, Game, Player, Report, ReportDecision, utcnow
 from app.persistence.repositories import EventRepository, GameRepository
+from app.persistence.views import (
+    GameLike,
+    GameView,
+    PlayerLike,
+    PlayerView,
+    ReportLike,
+    ReportView,
+)
 from app.services.access import Principal, authenticate
 from app.services.errors import VersionMismatch
 from app.services.tokens import hash_token, new_seed, new_token
@@ -61,32 +69,49 @@ class CreatedGame:
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 
 
-def _require_game(repository: GameRepository, game_id: str, *, for_update: bool = False) -> Game:
-    game = repository.get(game_id, for_update=for_update) if _GAME_ID.fullmatch(game_id) else None
+def _require_game(repository: GameRepository, game_id: str) -> Game:
+    """The game, locked for this transaction (writes)."""
+    game = repository.get(game_id, for_update=True) if _GAME_ID.fullmatch(game_id) else None
     if game is None:
         raise NotFound(f"No game {game_id!r}.")
     return game
 
 
-def _player(game: Game, player_id: str) -> Player:
+def _snapshot(repository: GameRepository, game_id: str) -> GameView:
+    """The game as plain values (reads)."""
+    game = repository.read(game_id) if _GAME_ID.fullmatch(game_id) else None
+    if game is None:
+        raise NotFound(f"No game {game_id!r}.")
+    return game
+
+
+@overload
+def _player(game: Game, player_id: str) -> Player: ...
+@overload
+def _player(game: GameView, player_id: str) -> PlayerView: ...
+def _player(game: GameLike, player_id: str) -> PlayerLike:
     for player in game.players:
         if player.id == player_id:
             return player
     raise NotFound(f"Game {game.id} has no player {player_id!r}.")
 
 
-def turn_order(game: Game) -> list[Player]:
+def turn_order(game: GameLike) -> list[PlayerLike]:
     return sorted(game.players, key=lambda p: p.turn_position)
 
 
-def report_of(game: Game, period: int) -> Report:
+@overload
+def report_of(game: Game, period: int) -> Report: ...
+@overload
+def report_of(game: GameView, period: int) -> ReportView: ...
+def report_of(game: GameLike, period: int) -> ReportLike:
     for report in game.reports:
         if report.period == period:
             return report
     raise NotFound(f"There is no report for period {period}: periods are 1, 2 and 3.")
 
 
-def player_tiles(catalogue: Catalogue, player: Player) -> tuple[Tile, ...]:
+def player_tiles(catalogue: Catalogue, player: PlayerLike) -> tuple[Tile, ...]:
     return tuple(catalogue.require(e.tile_id) for e in player.excommunications)
 
 
@@ -188,24 +213,26 @@ class GameService:
     # ---- reads ------------------------------------------------------------------------
 
     def _read(
-        self, game_id: str, token: str | None, use: Callable[[Session, Game, Principal], T]
+        self, game_id: str, token: str | None, use: Callable[[Session, GameView, Principal], T]
     ) -> T:
         with self.db.transaction(write=False) as session:
-            game = _require_game(GameRepository(session), game_id)
+            game = _snapshot(GameRepository(session), game_id)
             return use(session, game, authenticate(game, token))
 
     def require_host(self, game_id: str, token: str | None, action: str) -> None:
         """401/403/404 before anything else: e.g. before an idempotent replay is looked up."""
 
-        def check(session: Session, game: Game, who: Principal) -> None:
+        def check(session: Session, game: GameView, who: Principal) -> None:
             who.require_host(action)
 
         self._read(game_id, token, check)
 
-    def get_game(self, game_id: str, token: str | None) -> Game:
+    def get_game(self, game_id: str, token: str | None) -> GameView:
         return self._read(game_id, token, lambda s, game, who: game)
 
-    def get_report(self, game_id: str, period: int, token: str | None) -> tuple[Game, Report]:
+    def get_report(
+        self, game_id: str, period: int, token: str | None
+    ) -> tuple[GameView, ReportView]:
         return self._read(game_id, token, lambda s, game, who: (game, report_of(game, period)))
 
     def list_events(self, game_id: str, after: int, limit: int, token: str | None) -> list[Any]:
@@ -220,7 +247,7 @@ class GameService:
     ) -> GainsResult:
         """R-GAIN-*: the player's stored excommunications and leaders apply."""
 
-        def use(session: Session, game: Game, who: Principal) -> GainsResult:
+        def use(session: Session, game: GameView, who: Principal) -> GainsResult:
             player = _player(game, player_id)
             who.require_host_or_player(player_id, "compute gain adjustments")
             tiles = player_tiles(self.catalogue, player)
@@ -233,7 +260,7 @@ class GameService:
     ) -> list[PlayerScore]:
         """R-END-*: every player listed once; their stored excommunications so far apply."""
 
-        def use(session: Session, game: Game, who: Principal) -> list[PlayerScore]:
+        def use(session: Session, game: GameView, who: Principal) -> list[PlayerScore]:
             stored = {p.id: p for p in game.players}
             listed = [p.id for p in players]
             for index, player_id in enumerate(listed):
@@ -271,7 +298,7 @@ class GameService:
         if session is None:
             with self.db.transaction(write=True) as own:
                 return self._change(game_id, token, expected_version, authorize, apply, own)
-        game = _require_game(GameRepository(session), game_id, for_update=True)
+        game = _require_game(GameRepository(session), game_id)
         who = authenticate(game, token)
         authorize(game, who)
         if expected_version is not None and expected_version != game.version:

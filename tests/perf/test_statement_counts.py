@@ -24,14 +24,15 @@ from tests.api.conftest import GameHandle, create_game
 PINNED: dict[str, dict[str, int]] = {
     "sqlite": {
         "createGame": 5,  # BEGIN IMMEDIATE; INSERT games, players, reports, events
-        "getGame": 6,  # BEGIN; 5 SELECTs
+        # BEGIN; 3 SELECTs of plain rows: game, players+excommunications, reports+decisions
+        "getGame": 4,
         "setPlayerFaith": 9,  # BEGIN IMMEDIATE; 5 SELECTs; UPDATE games, players; INSERT events
         "setFaith": 9,
         "setReportDecision": 9,  # ... INSERT report_decisions instead of UPDATE players
         "resolveReport": 11,  # ... UPDATE players, reports; INSERT excommunications
-        "listGameEvents": 7,  # BEGIN; 5 SELECTs; SELECT events
-        "calculatePlayerGains": 6,
-        "calculateGameFinalScores": 6,
+        "listGameEvents": 5,  # BEGIN; 3 SELECTs; SELECT events
+        "calculatePlayerGains": 4,
+        "calculateGameFinalScores": 4,
     },
 }
 # psycopg begins its transactions implicitly: one statement less each.
