@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from importlib.metadata import PackageNotFoundError, version
 
+from anyio import to_thread
 from fastapi import FastAPI
 
 from app.api.docs import install_docs
@@ -54,6 +55,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Stored-game routes run in the threadpool, each holding a database connection:
+        # more threads than connections only queue on the pool and fight over the GIL.
+        to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
         try:
             yield
         finally:

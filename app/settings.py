@@ -28,7 +28,11 @@ class Settings(BaseSettings):
     tile_packs_dir: Path | None = None
     idempotency_ttl_hours: int = Field(default=24, ge=24)
     retry_after_seconds: int = Field(default=2, ge=0)
-    db_pool_size: int = Field(default=10, ge=1)
+    db_pool_size: int = Field(default=5, ge=1)
+    # Threads for the stored-game routes. On 2 cores, 4 beat FastAPI's default 40 by 40-60%
+    # in requests/s and halved p99 at 64 connections (bench/RESULTS.md): more threads only
+    # queue on the connection pool and contend for the GIL.
+    threadpool_size: int = Field(default=4, ge=1)
 
 
 @lru_cache(maxsize=1)
