@@ -37,9 +37,12 @@ class GameRepository:
         """Stage a new game with its players and reports (inserted at commit)."""
         self.session.add(game)
 
-    def get(self, game_id: str, *, for_update: bool = False) -> Game | None:
+    def get(
+        self, game_id: str, *, for_update: bool = False, with_reports: bool = True
+    ) -> Game | None:
         """The game with its players (and their excommunications) and reports (and their
-        decisions), in five SELECTs whatever the number of players.
+        decisions), in five SELECTs whatever the number of players; three without the
+        reports (``with_reports=False``: touching ``game.reports`` then raises).
 
         ``for_update`` locks the game row until the transaction ends (PostgreSQL; SQLite
         has no row locks, a ``write=True`` transaction already holds the database's write
@@ -48,11 +51,10 @@ class GameRepository:
         statement = (
             select(Game)
             .where(Game.id == game_id)
-            .options(
-                selectinload(Game.players).selectinload(Player.excommunications),
-                selectinload(Game.reports).selectinload(Report.decisions),
-            )
+            .options(selectinload(Game.players).selectinload(Player.excommunications))
         )
+        if with_reports:
+            statement = statement.options(selectinload(Game.reports).selectinload(Report.decisions))
         if for_update:
             statement = statement.with_for_update(of=Game).execution_options(populate_existing=True)
         return self.session.scalars(statement).one_or_none()

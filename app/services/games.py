@@ -69,9 +69,11 @@ class CreatedGame:
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 
 
-def _require_game(repository: GameRepository, game_id: str) -> Game:
+def _require_game(repository: GameRepository, game_id: str, *, with_reports: bool) -> Game:
     """The game, locked for this transaction (writes)."""
-    game = repository.get(game_id, for_update=True) if _GAME_ID.fullmatch(game_id) else None
+    if not _GAME_ID.fullmatch(game_id):
+        raise NotFound(f"No game {game_id!r}.")
+    game = repository.get(game_id, for_update=True, with_reports=with_reports)
     if game is None:
         raise NotFound(f"No game {game_id!r}.")
     return game
@@ -292,13 +294,23 @@ class GameService:
         authorize: Callable[[Game, Principal], None],
         apply: Callable[[Game, Principal], tuple[str, dict[str, Any], T]],
         session: Session | None = None,
+        *,
+        with_reports: bool = True,
     ) -> T:
         """Load the game locked, check access (401/403/404), then the version (412), then
         apply the change, bump the version and log the event, all in one transaction."""
         if session is None:
             with self.db.transaction(write=True) as own:
-                return self._change(game_id, token, expected_version, authorize, apply, own)
-        game = _require_game(GameRepository(session), game_id)
+                return self._change(
+                    game_id,
+                    token,
+                    expected_version,
+                    authorize,
+                    apply,
+                    own,
+                    with_reports=with_reports,
+                )
+        game = _require_game(GameRepository(session), game_id, with_reports=with_reports)
         who = authenticate(game, token)
         authorize(game, who)
         if expected_version is not None and expected_version != game.version:
@@ -368,7 +380,7 @@ class GameService:
                 lost[player_id] = capped.lost
             return "faith_set", {"changes": changes}, (game, lost)
 
-        return self._change(game_id, token, expected_version, authorize, apply)
+        return self._change(game_id, token, expected_version, authorize, apply, with_reports=False)
 
     def set_leaders(
         self,
@@ -390,7 +402,7 @@ class GameService:
             player.leaders = list(leaders)
             return "leaders_set", data, (game, player)
 
-        return self._change(game_id, token, expected_version, authorize, apply)
+        return self._change(game_id, token, expected_version, authorize, apply, with_reports=False)
 
     def set_turn_order(
         self, game_id: str, order: Sequence[str], token: str | None, expected_version: int | None

@@ -26,8 +26,10 @@ PINNED: dict[str, dict[str, int]] = {
         "createGame": 5,  # BEGIN IMMEDIATE; INSERT games, players, reports, events
         # BEGIN; 3 SELECTs of plain rows: game, players+excommunications, reports+decisions
         "getGame": 4,
-        "setPlayerFaith": 9,  # BEGIN IMMEDIATE; 5 SELECTs; UPDATE games, players; INSERT events
-        "setFaith": 9,
+        # BEGIN IMMEDIATE; 3 SELECTs (game locked, players, excommunications: no reports);
+        # UPDATE games, players; INSERT events
+        "setPlayerFaith": 7,
+        "setFaith": 7,
         "setReportDecision": 9,  # ... INSERT report_decisions instead of UPDATE players
         "resolveReport": 11,  # ... UPDATE players, reports; INSERT excommunications
         "listGameEvents": 5,  # BEGIN; 3 SELECTs; SELECT events
