@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
+import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,6 +70,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"database {redact_url(settings.database_url)}",
         flush=True,
     )
+    if args.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        # Each worker counts its own requests; prometheus-client's multiprocess mode sums
+        # them in /metrics, through files in a folder shared by the workers.
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="vatican-metrics-")
     level = settings.log_level.upper()
     uvicorn.run(
         "app.main:app",
