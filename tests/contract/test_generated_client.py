@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.live_server import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI_FILE = ROOT / "openapi" / "openapi.json"
@@ -88,50 +86,16 @@ def client_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             del sys.modules[name]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def server_url(tmp_path: Path) -> Iterator[str]:
-    """``python -m app`` on a fresh SQLite file; stopped with SIGINT and awaited."""
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}"}
-    log = (tmp_path / "server.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
+    """``python -m app`` on a fresh SQLite file; stopped with SIGINT, which must exit 0."""
+    server = Server(f"sqlite:///{tmp_path / 'served.db'}", tmp_path, "generated-client")
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start in 30 s"
-            time.sleep(0.1)
-        yield url
+        server.start().wait_ready()
+        yield server.base_url
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            code = process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            raise
-        finally:
-            log.close()
-        assert code == 0, (tmp_path / "server.log").read_text()
+        server.stop(signal.SIGINT)
+    assert server.proc is not None and server.proc.returncode == 0, server.log_tail()
 
 
 def test_client_has_every_operation(client_package: Path) -> None:

@@ -4,52 +4,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+
+from tests.live_server import Server, running
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path}/walkthrough.db"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.2)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
+    server = Server(f"sqlite:///{tmp_path}/walkthrough.db", tmp_path, "walkthrough")
+    with running(server):
+        yield server.base_url
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")

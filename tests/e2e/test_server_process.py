@@ -4,12 +4,7 @@ server is always stopped with SIGTERM and waited for, even when the test fails."
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,70 +12,28 @@ from typing import Any
 import httpx
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT_S = 30.0
+from tests.live_server import Server, running
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
-
-
-def start_server(database_url: str, log_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"server exited with {process.returncode}: {log_path.read_text()}")
-                try:
-                    if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"server not ready in {START_TIMEOUT_S}s: {log_path.read_text()}")
-                time.sleep(0.1)
-            yield base
-        finally:
-            stop(process)
+def start_server(database_url: str, log_dir: Path) -> Iterator[str]:
+    server = Server(database_url, log_dir, "e2e")
+    with running(server):
+        yield server.base_url
     # A clean shutdown on SIGTERM: uvicorn shuts down gracefully, then (since 0.29)
     # re-raises the signal it caught, so the exit is 0 or "terminated by SIGTERM".
-    assert process.returncode in (0, -signal.SIGTERM), log_path.read_text()
-    assert "Traceback" not in log_path.read_text()
+    assert server.proc is not None
+    assert server.proc.returncode in (0, -signal.SIGTERM), server.log_tail()
+    assert "Traceback" not in server.log_path.read_text()
 
 
 @pytest.fixture
 def sqlite_server(tmp_path: Path) -> Iterator[str]:
-    yield from start_server(f"sqlite:///{tmp_path}/e2e.db", tmp_path / "server.log")
+    yield from start_server(f"sqlite:///{tmp_path}/e2e.db", tmp_path)
 
 
 @pytest.fixture
 def postgres_server(postgres_url: str, tmp_path: Path) -> Iterator[str]:
-    yield from start_server(postgres_url, tmp_path / "server.log")
+    yield from start_server(postgres_url, tmp_path)
 
 
 def ok(response: httpx.Response, status: int = 200) -> Any:
