@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.domain.effects import (
+    Action,
     ActionValueChange,
     ColouredMemberChange,
     ForbiddenArea,
@@ -15,16 +16,6 @@ from app.domain.effects import (
 from app.domain.errors import InvalidInput
 from app.domain.tiles import Tile
 
-Action = Literal[
-    "harvest",
-    "production",
-    "territory",
-    "building",
-    "character",
-    "venture",
-    "market",
-    "council_palace",
-]
 Origin = Literal["family_member", "card_effect"]
 FamilyMember = Literal["black", "white", "orange", "neutral"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, get_args
 
 
 class EffectKind(StrEnum):
@@ -23,7 +23,7 @@ class EffectKind(StrEnum):
     VP_LOSS_PER_COUNT = "vp_loss_per_count"
 
 
-ACTIONS: tuple[str, ...] = (
+Action = Literal[
     "harvest",
     "production",
     "territory",
@@ -32,7 +32,8 @@ ACTIONS: tuple[str, ...] = (
     "venture",
     "market",
     "council_palace",
-)
+]
+ACTIONS: tuple[str, ...] = get_args(Action)
 CARD_TYPES: tuple[str, ...] = ("territories", "characters", "ventures")
 # Things a player can be counted on at the end of the game (III-5, III-6, III-7).
 COUNTABLES: tuple[str, ...] = (

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from app.domain.actions import ActionRequest, action_value
 from app.domain.draw import draw_tiles
+from app.domain.effects import ACTIONS as EFFECT_ACTIONS
 from app.domain.faith import FAITH_VICTORY_POINTS, MAX_FAITH
 from app.domain.gains import Gain, apply_gains
 from app.domain.leaders import LEADERS, SISTO_IV
@@ -38,16 +39,7 @@ SOURCES = (
     "council_privilege",
     "leader",
 )
-ACTIONS = (
-    "harvest",
-    "production",
-    "territory",
-    "building",
-    "character",
-    "venture",
-    "market",
-    "council_palace",
-)
+ACTIONS = EFFECT_ACTIONS
 
 amounts = st.dictionaries(st.sampled_from(RESOURCES), st.integers(0, 8), max_size=6)
 leader_sets = st.frozensets(st.sampled_from(LEADERS))

@@ -15,7 +15,8 @@ from app.api.schemas.base import (
     TileId,
     examples,
 )
-from app.domain.actions import Action, FamilyMember, Origin
+from app.domain.actions import FamilyMember, Origin
+from app.domain.effects import Action
 from app.domain.gains import SourceKind, WoodOrStone
 from app.domain.leaders import LeaderId as Leader
 from app.domain.report import Choice, Outcome
