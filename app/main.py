@@ -20,6 +20,7 @@ from app.domain.tiles import load_catalogue
 from app.persistence.db import Database
 from app.services.games import GameService
 from app.services.idempotency import Idempotency
+from app.services.reports import ReportService
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalogue = load_catalogue(settings.tile_packs_dir)
     # The use cases are stateless objects built once; every request shares them.
     app.state.game_service = GameService(db, app.state.catalogue)
+    app.state.report_service = ReportService(db, app.state.catalogue)
     app.state.idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
 
     install_problem_handlers(app)

@@ -11,6 +11,7 @@ from app.domain.errors import InvalidInput
 from app.domain.tiles import Catalogue
 from app.services.games import GameService
 from app.services.idempotency import Idempotency
+from app.services.reports import ReportService
 
 NO_VERSION = -1
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
@@ -76,10 +77,16 @@ async def get_game_service(request: Request) -> GameService:
     return service
 
 
+async def get_report_service(request: Request) -> ReportService:
+    service: ReportService = request.app.state.report_service
+    return service
+
+
 Token = Annotated[str | None, Depends(bearer_token)]
 IfMatch = Annotated[int | None, Depends(expected_version)]
 IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]
 Games = Annotated[GameService, Depends(get_game_service)]
+Reports = Annotated[ReportService, Depends(get_report_service)]
 Tiles = Annotated[Catalogue, Depends(get_catalogue)]
 
 

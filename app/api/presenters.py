@@ -28,7 +28,7 @@ from app.domain.report import is_eligible
 from app.domain.scoring import PlayerScore
 from app.domain.tiles import Catalogue
 from app.persistence.views import GameLike, PlayerLike, ReportLike
-from app.services.games import turn_order
+from app.services.store import turn_order
 
 
 def player_read(player: PlayerLike) -> PlayerRead:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from app.api.headers import Games, IdempotencyKey, IfMatch, Replays, Token, etag
+from app.api.headers import IdempotencyKey, IfMatch, Replays, Reports, Token, etag
 from app.api.presenters import report_read
 from app.api.problems import problem_responses
 from app.api.routers.games import replayable
@@ -29,10 +29,10 @@ REPORT_STATE_PROBLEMS = ("report-resolved", "report-out-of-order")
         "unauthorized", "not-found", "validation-error", "service-unavailable"
     ),
 )
-def get_report(game_id: str, games: Games, token: Token, period: Period) -> JSONModelResponse:
+def get_report(game_id: str, reports: Reports, token: Token, period: Period) -> JSONModelResponse:
     """The report of a period: who is eligible (faith at or above the threshold), who chose
     what, and once resolved the outcome of every player."""
-    game, report = games.get_report(game_id, period, token)
+    game, report = reports.get_report(game_id, period, token)
     return JSONModelResponse(report_read(game, report), headers={"ETag": etag(game.version)})
 
 
@@ -55,14 +55,14 @@ def set_decision(
     game_id: str,
     player_id: str,
     body: DecisionUpdate,
-    games: Games,
+    reports: Reports,
     token: Token,
     version: IfMatch,
     period: Period,
 ) -> JSONModelResponse:
     """R-REP-5: an eligible player (or the host for them) chooses `support` or `refuse`;
     the choice can be changed until the report is resolved."""
-    game, report = games.set_decision(game_id, period, player_id, body.choice, token, version)
+    game, report = reports.set_decision(game_id, period, player_id, body.choice, token, version)
     return JSONModelResponse(report_read(game, report), headers={"ETag": etag(game.version)})
 
 
@@ -87,7 +87,7 @@ def set_decision(
 def resolve_report(
     game_id: str,
     body: ResolutionCreate,
-    games: Games,
+    reports: Reports,
     replays: Replays,
     token: Token,
     version: IfMatch,
@@ -102,7 +102,7 @@ def resolve_report(
     scope = f"resolveReport:{game_id}:{period}"
     if key is not None:
         # A replay must not skip access control: check the host token first.
-        games.require_host(game_id, token, "resolve a report")
+        reports.require_host(game_id, token, "resolve a report")
     fingerprint = request_fingerprint(scope, body.model_dump_json())
 
     def render(result: tuple[Game, Report]) -> StoredAnswer:
@@ -116,7 +116,7 @@ def resolve_report(
         scope,
         key,
         fingerprint,
-        lambda session: games.resolve(
+        lambda session: reports.resolve(
             session, game_id, period, body.default_choice, token, version
         ),
         render,
