@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.api.schemas.calculations import (
     GainRead,
     GainSourceRead,
@@ -24,7 +22,7 @@ from app.api.schemas.games import (
 from app.api.schemas.reference import TileRead
 from app.domain import gains as domain_gains
 from app.domain.faith import period_info
-from app.domain.report import is_eligible
+from app.domain.report import Choice, is_eligible
 from app.domain.scoring import PlayerScore
 from app.domain.tiles import Catalogue
 from app.persistence.views import GameLike, PlayerLike, ReportLike
@@ -92,8 +90,13 @@ def report_read(game: GameLike, report: ReportLike) -> ReportRead:
     )
 
 
-def _choice(value: str | None) -> Any:
-    return value
+def _choice(value: str | None) -> Choice | None:
+    """A stored choice as its literal type (the database's CHECK allows only these)."""
+    if value == "support":
+        return "support"
+    if value == "refuse":
+        return "refuse"
+    return None
 
 
 def gains_read(result: domain_gains.GainsResult) -> GainsResult:
