@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import shutil
 import signal
@@ -72,6 +73,12 @@ def client_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         text=True,
         timeout=120,
         cwd=out,
+        # Its post-generation hook runs `ruff`, installed beside this Python: found even
+        # when the virtualenv is not activated (`.venv/bin/python -m pytest`).
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
