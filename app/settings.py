@@ -13,7 +13,7 @@ class Settings(BaseSettings):
     """Everything the service reads from its environment.
 
     Built once by :func:`get_settings` (or by a test) and handed to ``create_app``; code
-    reads it from ``app.state.settings`` through ``app.api.deps.get_settings``.
+    reads it from ``app.state.settings``; what it configures is built once at start-up.
     """
 
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", frozen=True)

@@ -5,13 +5,9 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header
 
 from app.domain.errors import InvalidInput
-from app.domain.tiles import Catalogue
-from app.services.games import GameService
-from app.services.idempotency import Idempotency
-from app.services.reports import ReportService
 
 NO_VERSION = -1
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
@@ -66,33 +62,6 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-async def get_catalogue(request: Request) -> Catalogue:
-    """The tile catalogue the app loaded at start-up (base tiles plus configured packs)."""
-    catalogue: Catalogue = request.app.state.catalogue
-    return catalogue
-
-
-async def get_game_service(request: Request) -> GameService:
-    service: GameService = request.app.state.game_service
-    return service
-
-
-async def get_report_service(request: Request) -> ReportService:
-    service: ReportService = request.app.state.report_service
-    return service
-
-
 Token = Annotated[str | None, Depends(bearer_token)]
 IfMatch = Annotated[int | None, Depends(expected_version)]
 IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]
-Games = Annotated[GameService, Depends(get_game_service)]
-Reports = Annotated[ReportService, Depends(get_report_service)]
-Tiles = Annotated[Catalogue, Depends(get_catalogue)]
-
-
-async def get_idempotency(request: Request) -> Idempotency:
-    idempotency: Idempotency = request.app.state.idempotency
-    return idempotency
-
-
-Replays = Annotated[Idempotency, Depends(get_idempotency)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api.headers import Tiles
+from app.api.deps import Tiles
 from app.api.presenters import gains_read, scores_read
 from app.api.problems import problem_responses
 from app.api.schemas.base import JSONModelResponse

@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Response
 
-from app.api.headers import Games, IdempotencyKey, IfMatch, Replays, Tiles, Token, etag
+from app.api.deps import Games, Replays, Tiles
+from app.api.headers import IdempotencyKey, IfMatch, Token, etag
 from app.api.presenters import gains_read, game_read, player_read, scores_read
 from app.api.problems import problem_responses
 from app.api.routers.calculations import to_gain, to_scoring_player

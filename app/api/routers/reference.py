@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.api.headers import Tiles
+from app.api.deps import Tiles
 from app.api.problems import problem_responses
 from app.api.schemas.base import JSONModelResponse, WholeNumber, raw_json_response
 from app.api.schemas.reference import (

@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from app.api.headers import IdempotencyKey, IfMatch, Replays, Reports, Token, etag
+from app.api.deps import Replays, Reports
+from app.api.headers import IdempotencyKey, IfMatch, Token, etag
 from app.api.presenters import report_read
 from app.api.problems import problem_responses
 from app.api.routers.games import replayable
