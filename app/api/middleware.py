@@ -12,7 +12,6 @@ import logging
 import re
 import time
 import uuid
-from contextvars import ContextVar
 from typing import Any
 
 from prometheus_client import Counter, Histogram
@@ -30,7 +29,6 @@ REQUEST_ID_HEADER = b"x-request-id"
 UNMATCHED_ROUTE = "unmatched"
 
 #: The current request's id, for log lines written anywhere while it is handled.
-request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 access_logger = logging.getLogger("app.access")
 error_logger = logging.getLogger("app.errors")
@@ -52,10 +50,6 @@ _SANE_REQUEST_ID = re.compile(rb"[\x21-\x7e]{1,128}")
 _KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
-def current_request_id() -> str | None:
-    return request_id_var.get()
-
-
 def route_template(scope: Scope) -> str:
     """The matched route's path template (bounded cardinality), else ``"unmatched"``."""
     route = scope.get("route")
@@ -71,7 +65,7 @@ class PlatformMiddleware:
     """Request id, access log, Prometheus metrics, body size limit and last-resort errors.
 
     - ``X-Request-ID``: echoed when the client sent a sane one, else a new uuid4 hex; on
-      every response, problems included; available as :func:`current_request_id`.
+      every response, problems included, and in the error log lines.
     - One JSON line per request on logger ``app.access``.
     - ``http_requests_total`` and ``http_request_duration_seconds`` labelled with the
       route template.
@@ -110,7 +104,6 @@ class PlatformMiddleware:
         else:
             request_id = uuid.uuid4().hex
         request_id_header = (REQUEST_ID_HEADER, request_id.encode("ascii"))
-        token = request_id_var.set(request_id)
 
         status = 500
         started = False
@@ -182,9 +175,10 @@ class PlatformMiddleware:
             if started:
                 # Too late for a problem document: the server will cut the response.
                 error_logger.error(
-                    "error after the response started on %s %s",
+                    "error after the response started on %s %s (request %s)",
                     scope["method"],
                     scope["path"],
+                    request_id,
                     exc_info=exc,
                 )
                 status = 500
@@ -195,24 +189,25 @@ class PlatformMiddleware:
                 body, unavailable = unexpected_error_body(exc, scope["path"])
                 if unavailable:
                     error_logger.warning(
-                        "database unavailable on %s %s: %s",
+                        "database unavailable on %s %s (request %s): %s",
                         scope["method"],
                         scope["path"],
+                        request_id,
                         type(exc).__name__,
                     )
                     await send_problem(body, [(b"retry-after", self.retry_after)])
                 else:
                     error_logger.error(
-                        "unhandled error on %s %s",
+                        "unhandled error on %s %s (request %s)",
                         scope["method"],
                         scope["path"],
+                        request_id,
                         exc_info=exc,
                     )
                     await send_problem(body, [])
         finally:
             duration = time.perf_counter() - start
             self._record(scope, status, duration, request_id)
-            request_id_var.reset(token)
 
     def _record(self, scope: Scope, status: int, duration: float, request_id: str) -> None:
         method = scope["method"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from fastapi import Response
+
+from app.api.schemas.base import raw_json_response
 from app.api.schemas.calculations import (
     GainRead,
     GainSourceRead,
@@ -26,6 +29,7 @@ from app.domain.report import Choice, is_eligible
 from app.domain.scoring import PlayerScore
 from app.domain.tiles import Catalogue
 from app.persistence.views import GameLike, PlayerLike, ReportLike
+from app.services.idempotency import StoredAnswer
 from app.services.store import turn_order
 
 
@@ -129,3 +133,11 @@ def scores_read(scores: list[PlayerScore]) -> list[PlayerScoreRead]:
         )
         for s in scores
     ]
+
+
+def replayable(answer: StoredAnswer) -> Response:
+    """The answer of an idempotent operation, marked when it is a replay of the first."""
+    headers = dict(answer.headers)
+    if answer.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return raw_json_response(answer.body, answer.status_code, headers)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Header, Query, Response
 
 from app.api.deps import Games, Replays, Tiles
 from app.api.headers import IdempotencyKey, IfMatch, Token, etag
-from app.api.presenters import gains_read, game_read, player_read, scores_read
+from app.api.presenters import gains_read, game_read, player_read, replayable, scores_read
 from app.api.problems import problem_responses
 from app.api.routers.calculations import to_gain, to_scoring_player
 from app.api.schemas.base import JSONModelResponse, WholeNumber
@@ -39,13 +39,6 @@ router = APIRouter(prefix="/v1/games", tags=["games"])
 
 READ_PROBLEMS = ("unauthorized", "not-found", "service-unavailable")
 CHANGE_PROBLEMS = (*READ_PROBLEMS, "forbidden", "validation-error", "version-mismatch")
-
-
-def replayable(answer: StoredAnswer) -> Response:
-    headers = dict(answer.headers)
-    if answer.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return Response(answer.body, answer.status_code, headers, media_type="application/json")
 
 
 @router.post(

@@ -8,9 +8,8 @@ from fastapi import APIRouter, Path, Response
 
 from app.api.deps import Replays, Reports
 from app.api.headers import IdempotencyKey, IfMatch, Token, etag
-from app.api.presenters import report_read
+from app.api.presenters import replayable, report_read
 from app.api.problems import problem_responses
-from app.api.routers.games import replayable
 from app.api.schemas.base import JSONModelResponse, WholeNumber
 from app.api.schemas.games import DecisionUpdate, ReportRead, ResolutionCreate
 from app.persistence.models import Game, Report
