@@ -9,6 +9,7 @@ from typing import Literal
 from app.domain.errors import DecisionsPending, InvalidInput
 from app.domain.faith import (
     LAST_PERIOD,
+    MAX_FAITH,
     SISTO_IV_BONUS,
     cap_faith,
     faith_victory_points,
@@ -60,7 +61,7 @@ class ReportResult:
 
 def is_eligible(period: int, faith: int) -> bool:
     """R-REP-5: a player at or above the period's threshold may choose; below, may not."""
-    return cap_faith(max(faith, 0)).faith >= period_info(period).threshold
+    return min(faith, MAX_FAITH) >= period_info(period).threshold
 
 
 def resolve_report(

@@ -15,24 +15,8 @@ from app.services.idempotency import request_fingerprint
 from app.settings import Settings
 from tests.api.conftest import GameHandle, create_game
 from tests.api.test_api_idempotency import in_flight
-from tests.api.test_api_support import assert_problem
+from tests.api.test_api_support import CONTRACT_SLUGS, assert_problem
 
-CONTRACT_SLUGS = {
-    "validation-error": 422,
-    "unauthorized": 401,
-    "forbidden": 403,
-    "not-found": 404,
-    "report-resolved": 409,
-    "report-out-of-order": 409,
-    "decisions-pending": 409,
-    "not-eligible": 409,
-    "version-mismatch": 412,
-    "idempotency-key-reused": 422,
-    "idempotency-in-flight": 409,
-    "payload-too-large": 413,
-    "unknown-expansion": 422,
-    "service-unavailable": 503,
-}
 DOWN_URL = "postgresql://postgres@127.0.0.1:1/down"
 
 

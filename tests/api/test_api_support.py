@@ -14,6 +14,24 @@ import httpx
 from tests.api.conftest import GameHandle
 
 PROBLEM = "application/problem+json"
+# API.md "Problem type slugs", copied from the contract (not from the app, so that a
+# change in the app cannot silently change what the tests expect).
+CONTRACT_SLUGS = {
+    "validation-error": 422,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not-found": 404,
+    "report-resolved": 409,
+    "report-out-of-order": 409,
+    "decisions-pending": 409,
+    "not-eligible": 409,
+    "version-mismatch": 412,
+    "idempotency-key-reused": 422,
+    "idempotency-in-flight": 409,
+    "payload-too-large": 413,
+    "unknown-expansion": 422,
+    "service-unavailable": 503,
+}
 
 
 def assert_problem(

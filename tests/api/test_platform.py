@@ -22,6 +22,7 @@ from app.main import create_app
 from app.persistence.db import Database
 from app.services.errors import ServiceUnavailable, VersionMismatch
 from app.settings import Settings
+from tests.api.test_api_support import CONTRACT_SLUGS
 
 PROBLEM = "application/problem+json"
 DOWN_URL = "postgresql://postgres@127.0.0.1:1/x"
@@ -244,22 +245,7 @@ async def test_bug_is_500_without_details_and_logged(
 
 
 def test_every_contract_slug_has_its_status() -> None:
-    expected = {
-        "validation-error": 422,
-        "unauthorized": 401,
-        "forbidden": 403,
-        "not-found": 404,
-        "report-resolved": 409,
-        "report-out-of-order": 409,
-        "decisions-pending": 409,
-        "not-eligible": 409,
-        "version-mismatch": 412,
-        "idempotency-key-reused": 422,
-        "idempotency-in-flight": 409,
-        "payload-too-large": 413,
-        "unknown-expansion": 422,
-        "service-unavailable": 503,
-    }
+    expected = CONTRACT_SLUGS
     assert {slug: PROBLEM_TYPES[slug].status for slug in expected} == expected
 
 
