@@ -111,6 +111,24 @@ _PROBLEM_TYPES: tuple[ProblemType, ...] = (
         "The database is unreachable; retry after `Retry-After` seconds.",
     ),
     ProblemType(
+        "too-many-requests",
+        429,
+        "Too many requests",
+        "A rate limit was reached; retry after `Retry-After` seconds.",
+    ),
+    ProblemType(
+        "event-limit-reached",
+        409,
+        "The game's event log is full",
+        "The game has reached the most changes a game may log; it can still be read.",
+    ),
+    ProblemType(
+        "request-header-fields-too-large",
+        431,
+        "Request header fields too large",
+        "The request's headers are larger than this service accepts.",
+    ),
+    ProblemType(
         "method-not-allowed",
         405,
         "Method not allowed",
@@ -149,6 +167,8 @@ _SLUG_FOR_HTTP_STATUS: Mapping[int, str] = {
     406: "not-acceptable",
     413: "payload-too-large",
     415: "unsupported-media-type",
+    429: "too-many-requests",
+    431: "request-header-fields-too-large",
     422: "validation-error",
     503: "service-unavailable",
 }
