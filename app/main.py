@@ -14,13 +14,17 @@ from app.api.docs import install_docs
 from app.api.middleware import PlatformMiddleware
 from app.api.openapi_doc import camel_case_operation_id, install_openapi
 from app.api.ops import router as ops_router
+from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
-from app.domain.tiles import load_catalogue
 from app.persistence.db import Database
+from app.services.calculations import Calculations
 from app.services.games import GameService
+from app.services.health import Health
 from app.services.idempotency import Idempotency
 from app.services.reports import ReportService
+from app.services.tile_packs import load_catalogue
+from app.services.transactions import GameTransactions
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -78,11 +82,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = db
     # The tile catalogue is read and validated once, at start-up: a bad tile pack stops
     # the service here with the file and place that is wrong, not on some later request.
-    app.state.catalogue = load_catalogue(settings.tile_packs_dir)
+    catalogue = app.state.catalogue = load_catalogue(settings.tile_packs_dir)
     # The use cases are stateless objects built once; every request shares them.
-    app.state.game_service = GameService(db, app.state.catalogue)
-    app.state.report_service = ReportService(db, app.state.catalogue)
-    app.state.idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
+    idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
+    transactions = GameTransactions(
+        db, GameDocuments(catalogue), max_events=settings.max_events_per_game
+    )
+    calculations = app.state.calculations = Calculations(catalogue)
+    app.state.game_service = GameService(transactions, idempotency, catalogue, calculations)
+    app.state.report_service = ReportService(transactions, idempotency)
+    app.state.health = Health(db)
 
     install_problem_handlers(app)
     app.add_middleware(

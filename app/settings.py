@@ -29,10 +29,11 @@ class Settings(BaseSettings):
     idempotency_ttl_hours: int = Field(default=24, ge=24)
     retry_after_seconds: int = Field(default=2, ge=0)
     db_pool_size: int = Field(default=5, ge=1)
-    # Threads for the stored-game routes. On 2 cores, 4 beat FastAPI's default 40 by 40-60%
-    # in requests/s and halved p99 at 64 connections (bench/RESULTS.md): more threads only
-    # queue on the connection pool and contend for the GIL.
+    # Threads for the stored-game routes: more than the connection pool only queue on it
+    # and contend for the GIL (measured in bench/RESULTS.md).
     threadpool_size: int = Field(default=4, ge=1)
+    # The most changes (events) one game may log; a real game logs a few dozen.
+    max_events_per_game: int = Field(default=1000, ge=1)
 
 
 @lru_cache(maxsize=1)

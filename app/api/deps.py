@@ -1,5 +1,5 @@
-"""FastAPI dependencies for what the app factory built once: the database, the
-tile catalogue and the use-case objects (all on ``app.state``)."""
+"""FastAPI dependencies on what the app factory built once (all on ``app.state``): the
+tile catalogue, the use-case objects and the health check."""
 
 from __future__ import annotations
 
@@ -8,22 +8,26 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.domain.tiles import Catalogue
-from app.persistence.db import Database
+from app.services.calculations import Calculations
 from app.services.games import GameService
-from app.services.idempotency import Idempotency
+from app.services.health import Health
 from app.services.reports import ReportService
 
 
-async def get_db(request: Request) -> Database:
-    """The app's database (``app.state.db``): one engine per process."""
-    db: Database = request.app.state.db
-    return db
+async def get_health(request: Request) -> Health:
+    health: Health = request.app.state.health
+    return health
 
 
 async def get_catalogue(request: Request) -> Catalogue:
     """The tile catalogue the app loaded at start-up (base tiles plus configured packs)."""
     catalogue: Catalogue = request.app.state.catalogue
     return catalogue
+
+
+async def get_calculations(request: Request) -> Calculations:
+    calculations: Calculations = request.app.state.calculations
+    return calculations
 
 
 async def get_game_service(request: Request) -> GameService:
@@ -36,12 +40,8 @@ async def get_report_service(request: Request) -> ReportService:
     return service
 
 
-async def get_idempotency(request: Request) -> Idempotency:
-    idempotency: Idempotency = request.app.state.idempotency
-    return idempotency
-
-
-Games = Annotated[GameService, Depends(get_game_service)]
-Reports = Annotated[ReportService, Depends(get_report_service)]
-Tiles = Annotated[Catalogue, Depends(get_catalogue)]
-Replays = Annotated[Idempotency, Depends(get_idempotency)]
+ServiceHealth = Annotated[Health, Depends(get_health)]
+TileCatalogue = Annotated[Catalogue, Depends(get_catalogue)]
+CalculationsService = Annotated[Calculations, Depends(get_calculations)]
+GameUseCases = Annotated[GameService, Depends(get_game_service)]
+ReportUseCases = Annotated[ReportService, Depends(get_report_service)]

@@ -1,67 +1,108 @@
-"""Request headers with meaning in the contract: bearer tokens, If-Match, Idempotency-Key."""
+"""Request headers with meaning in the contract: bearer tokens, versions, Idempotency-Key."""
 
 from __future__ import annotations
 
 import re
 from typing import Annotated
 
-from fastapi import Depends, Header
+from fastapi import Depends, Header, Request
+from fastapi.security import HTTPBearer
 
+from app.api.problems.catalogue import BadRequest
 from app.domain.errors import InvalidInput
 
-NO_VERSION = -1
+# One tag of an If-Match / If-None-Match list: "3" or W/"3" (weak tags compare weakly).
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+# At least 128 bits: a UUID (36 characters) or 22 and more base64url characters.
+_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{22,255}$")
+
+# Declares the bearer scheme in the contract (the Authorize button, generators' auth
+# options); the token itself is read by `bearer_token`, which also refuses duplicates.
+BEARER = HTTPBearer(
+    auto_error=False,
+    scheme_name="gameToken",
+    description="The game's host token or one of its player tokens, as `Bearer <token>`.",
+)
 
 
-async def bearer_token(
-    authorization: Annotated[
-        str | None,
-        Header(description="`Bearer <token>`: the game's host token or one of its player tokens."),
-    ] = None,
-) -> str | None:
+def _single(request: Request, name: str) -> str | None:
+    """The header's value; 400 when it is sent twice (which one would count?)."""
+    values = request.headers.getlist(name)
+    if len(values) > 1:
+        raise BadRequest(f"The {name} header is sent {len(values)} times; send it once.")
+    return values[0] if values else None
+
+
+async def bearer_token(request: Request, _scheme: Annotated[object, Depends(BEARER)]) -> str | None:
+    authorization = _single(request, "Authorization")
     if authorization is None:
         return None
     scheme, _, token = authorization.partition(" ")
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-async def expected_version(
+def _versions(value: str) -> frozenset[int]:
+    """The versions an ETag list names; tags this service never issued name none."""
+    versions = set()
+    for tag in value.split(","):
+        found = _ETAG.match(tag.strip())
+        if found:
+            versions.add(int(found.group(1)))
+    return frozenset(versions)
+
+
+async def expected_versions(
     if_match: Annotated[
         str | None,
-        Header(description='The version you last read, as its ETag (`"3"`); 412 when stale.'),
+        Header(
+            alias="If-Match",
+            description='The version you last read, as its ETag (`"3"`); 412 when the game '
+            "is at another. A list passes when any of its tags is current.",
+        ),
     ] = None,
-) -> int | None:
+) -> frozenset[int] | None:
     if if_match is None or if_match.strip() == "*":
         return None
-    found = _ETAG.match(if_match.strip())
-    # An If-Match this service never issued matches no version: the use case answers 412
-    # after it has checked the token (so a stranger still gets 401, not 412).
-    return int(found.group(1)) if found else NO_VERSION
+    # An If-Match naming no version this service issued matches none: the use case answers
+    # 412 after it has checked the token (so a stranger still gets 401, not 412).
+    return _versions(if_match)
+
+
+async def cached_versions(
+    if_none_match: Annotated[
+        str | None,
+        Header(
+            alias="If-None-Match",
+            description='The ETag you hold (`"3"`): 304 Not Modified while it is current.',
+        ),
+    ] = None,
+) -> frozenset[int]:
+    return frozenset() if if_none_match is None else _versions(if_none_match)
 
 
 async def idempotency_key(
+    request: Request,
     key: Annotated[
         str | None,
         Header(
             alias="Idempotency-Key",
-            description="A unique key per operation (e.g. a UUID); a retry with the same key "
-            "and body replays the first answer.",
+            description="A unique key per operation carrying at least 128 bits: a UUID, or "
+            "22 or more base64url characters. A retry with the same key and body replays "
+            "the first answer.",
         ),
     ] = None,
 ) -> str | None:
+    key = _single(request, "Idempotency-Key")
     if key is not None and not _IDEMPOTENCY_KEY.match(key):
         raise InvalidInput(
-            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            "Idempotency-Key must carry at least 128 bits: a UUID, or 22 to 255 base64url "
+            "characters (A-Z a-z 0-9 - _)",
             loc=("header", "Idempotency-Key"),
         )
     return key
 
 
-def etag(version: int) -> str:
-    return f'"{version}"'
-
-
 Token = Annotated[str | None, Depends(bearer_token)]
-IfMatch = Annotated[int | None, Depends(expected_version)]
+IfMatch = Annotated[frozenset[int] | None, Depends(expected_versions)]
+IfNoneMatch = Annotated[frozenset[int], Depends(cached_versions)]
 IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]

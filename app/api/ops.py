@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
-from app.api.deps import get_db
+from app.api.deps import ServiceHealth
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
-from app.persistence.db import Database
 
 router = APIRouter(tags=["operations"])
 
@@ -52,11 +51,9 @@ async def get_health() -> Health:
     response_model=Readiness,
     responses=problem_responses("service-unavailable"),
 )
-async def get_readiness(
-    request: Request, db: Annotated[Database, Depends(get_db)]
-) -> Readiness | Response:
+async def get_readiness(request: Request, health: ServiceHealth) -> Readiness | Response:
     try:
-        await run_in_threadpool(db.ping)
+        await run_in_threadpool(health.check_database)
     except Exception as exc:
         return problem_response(
             request,

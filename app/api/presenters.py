@@ -1,22 +1,20 @@
-"""Stored games and domain results as response models."""
+"""Domain values as the API's documents.
+
+:class:`GameDocuments` is the presenter the use cases store their answers with (the read
+model of each game, the replayable answers of idempotent requests); the functions below
+it shape the calculations' results.
+"""
 
 from __future__ import annotations
 
-from fastapi import Response
+import hashlib
+import json
+from collections.abc import Mapping
 
-from app.api.schemas.base import raw_json_response
-from app.api.schemas.calculations import (
-    GainRead,
-    GainSourceRead,
-    GainsResult,
-    GainStepRead,
-    OutcomeRead,
-    PlayerScoreRead,
-    ScorePartRead,
-)
+from app.api.schemas.calculations import GainRead, GainSourceRead, GainsResult, GainStepRead
 from app.api.schemas.games import (
     DecisionRead,
-    ExcommunicationRead,
+    GameCreated,
     GameRead,
     PlayerRead,
     ReportRead,
@@ -25,82 +23,89 @@ from app.api.schemas.games import (
 from app.api.schemas.reference import TileRead
 from app.domain import gains as domain_gains
 from app.domain.faith import period_info
-from app.domain.report import Choice, is_eligible
-from app.domain.scoring import PlayerScore
+from app.domain.game import GameState
+from app.domain.report import is_eligible
 from app.domain.tiles import Catalogue
-from app.persistence.views import GameLike, PlayerLike, ReportLike
-from app.services.idempotency import StoredAnswer
-from app.services.store import turn_order
+
+# Bump when the document changes in a way its JSON schema does not show (a field's meaning).
+DOCUMENT_FORMAT = 1
 
 
-def player_read(player: PlayerLike) -> PlayerRead:
-    return PlayerRead(
-        id=player.id,
-        name=player.name,
-        faith=player.faith,
-        report_victory_points=player.report_victory_points,
-        leaders=list(player.leaders),
-        excommunications=[
-            ExcommunicationRead(period=e.period, tile_id=e.tile_id) for e in player.excommunications
-        ],
-    )
+class GameDocuments:
+    """Renders stored games, for the API and for the use cases (their ``Presenter`` port)."""
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self._tiles = {tile.id: TileRead.of(tile) for tile in catalogue.select()}
+        # A stored document made under another key (another release's GameRead, other tile
+        # texts) is stale: the key names everything a document is rendered from.
+        fingerprint = json.dumps(
+            [
+                DOCUMENT_FORMAT,
+                GameRead.model_json_schema(),
+                [tile.model_dump(mode="json") for tile in self._tiles.values()],
+            ],
+            sort_keys=True,
+        )
+        self.key = hashlib.sha256(fingerprint.encode()).hexdigest()
+
+    def game_read(self, game: GameState) -> GameRead:
+        return GameRead(
+            id=game.id,
+            version=game.version,
+            seed=game.seed,
+            expansions=list(game.expansions),
+            players_enter_faith=game.players_enter_faith,
+            tiles={
+                str(period): self._tiles[tile_id]
+                for period, tile_id in sorted(game.tile_ids.items())
+            },
+            turn_order=list(game.turn_order),
+            players=[PlayerRead.model_validate(p) for p in game.players],
+            reports=[
+                ReportSummary(
+                    period=r.period, status=r.status, threshold=period_info(r.period).threshold
+                )
+                for r in game.reports
+            ],
+        )
+
+    def game(self, game: GameState) -> str:
+        model = self.game_read(game)
+        return model.__pydantic_serializer__.to_json(model).decode()
+
+    def created(self, game: GameState, host_token: str, player_tokens: Mapping[str, str]) -> bytes:
+        model = GameCreated(
+            game=self.game_read(game), host_token=host_token, player_tokens=dict(player_tokens)
+        )
+        return model.__pydantic_serializer__.to_json(model)
+
+    def report(self, game: GameState, period: int) -> bytes:
+        model = report_read(game, period)
+        return model.__pydantic_serializer__.to_json(model)
 
 
-def game_read(game: GameLike, catalogue: Catalogue) -> GameRead:
-    return GameRead(
-        id=game.id,
-        version=game.version,
-        seed=game.seed,
-        expansions=list(game.expansions),
-        players_enter_faith=game.players_enter_faith,
-        tiles={
-            period: TileRead.of(catalogue.require(tile_id))
-            for period, tile_id in sorted(game.tile_ids.items())
-        },
-        turn_order=[p.id for p in turn_order(game)],
-        players=[player_read(p) for p in game.players],
-        reports=[
-            ReportSummary(
-                period=r.period,
-                status="resolved" if r.status == "resolved" else "open",
-                threshold=period_info(r.period).threshold,
-            )
-            for r in game.reports
-        ],
-    )
-
-
-def report_read(game: GameLike, report: ReportLike) -> ReportRead:
-    info = period_info(report.period)
-    choices = {d.player_id: d.choice for d in report.decisions}
-    outcomes = None if report.outcomes is None else [OutcomeRead(**o) for o in report.outcomes]
-    faith_before = {o.player_id: o.faith_before for o in outcomes or []}
+def report_read(game: GameState, period: int) -> ReportRead:
+    report = game.report(period)
+    info = period_info(period)
+    # Eligibility as it was when the report was resolved: outcomes keep the faith before.
+    faith_before = {o.player_id: o.faith_before for o in report.outcomes or ()}
     return ReportRead(
-        period=report.period,
+        period=period,
         round=info.report_round,
         threshold=info.threshold,
-        status="resolved" if report.status == "resolved" else "open",
-        tile_id=game.tile_ids[str(report.period)],
+        status=report.status,
+        tile_id=game.tile_ids[period],
         decisions=[
             DecisionRead(
                 player_id=p.id,
-                eligible=is_eligible(report.period, faith_before.get(p.id, p.faith)),
-                choice=_choice(choices.get(p.id)),
+                eligible=is_eligible(period, faith_before.get(p.id, p.faith)),
+                choice=report.choice_of(p.id),
             )
-            for p in turn_order(game)
+            for p in game.in_turn_order()
         ],
-        outcomes=outcomes,
+        outcomes=None if report.outcomes is None else list(report.outcomes),
         resolved_at=report.resolved_at,
     )
-
-
-def _choice(value: str | None) -> Choice | None:
-    """A stored choice as its literal type (the database's CHECK allows only these)."""
-    if value == "support":
-        return "support"
-    if value == "refuse":
-        return "refuse"
-    return None
 
 
 def gains_read(result: domain_gains.GainsResult) -> GainsResult:
@@ -109,35 +114,10 @@ def gains_read(result: domain_gains.GainsResult) -> GainsResult:
             GainRead(
                 source=GainSourceRead(kind=o.gain.source_kind, name=o.gain.source_name),
                 received=o.received,
-                steps=[
-                    GainStepRead(rule=s.rule, by=s.by, change=s.change, note=s.note)
-                    for s in o.steps
-                ],
+                steps=[GainStepRead.model_validate(s) for s in o.steps],
                 result=o.result,
             )
             for o in result.gains
         ],
         total=result.total,
     )
-
-
-def scores_read(scores: list[PlayerScore]) -> list[PlayerScoreRead]:
-    return [
-        PlayerScoreRead(
-            player_id=s.player_id,
-            parts=[
-                ScorePartRead(rule=p.rule, part=p.part, change=p.change, by=p.by, note=p.note)
-                for p in s.parts
-            ],
-            total=s.total,
-        )
-        for s in scores
-    ]
-
-
-def replayable(answer: StoredAnswer) -> Response:
-    """The answer of an idempotent operation, marked when it is a replay of the first."""
-    headers = dict(answer.headers)
-    if answer.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return raw_json_response(answer.body, answer.status_code, headers)

@@ -34,9 +34,10 @@ Action = Literal[
     "council_palace",
 ]
 ACTIONS: tuple[str, ...] = get_args(Action)
-CARD_TYPES: tuple[str, ...] = ("territories", "characters", "ventures")
+CardType = Literal["territories", "characters", "ventures"]
+CARD_TYPES: tuple[str, ...] = get_args(CardType)
 # Things a player can be counted on at the end of the game (III-5, III-6, III-7).
-COUNTABLES: tuple[str, ...] = (
+Countable = Literal[
     "military_points",
     "building_costs.wood",
     "building_costs.stone",
@@ -44,8 +45,10 @@ COUNTABLES: tuple[str, ...] = (
     "resources.stone",
     "resources.coins",
     "resources.servants",
-)
-REDUCIBLE_RESOURCES: tuple[str, ...] = ("coins", "wood", "stone", "servants", "military_points")
+]
+COUNTABLES: tuple[str, ...] = get_args(Countable)
+ReducibleResource = Literal["coins", "wood", "stone", "servants", "military_points"]
+REDUCIBLE_RESOURCES: tuple[str, ...] = get_args(ReducibleResource)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from app.domain.errors import DecisionsPending, InvalidInput
 from app.domain.faith import (
@@ -32,8 +32,25 @@ class ReportPlayer:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportVictoryPoints:
+    """The VP a report paid one player: for their faith step (R-FT-1) and Sisto IV (R-REP-8)."""
+
+    faith: int
+    sisto_iv: int
+    total: int
+
+    @classmethod
+    def of(cls, faith: int, sisto_iv: int = 0) -> ReportVictoryPoints:
+        return cls(faith=faith, sisto_iv=sisto_iv, total=faith + sisto_iv)
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
-    """R-REP-10: what the report did to one player and which rules said so."""
+    """R-REP-10: what the report did to one player and which rules said so.
+
+    Its fields are the public shape of an outcome: the API serves it as it is, and the
+    event log stores it as ``dataclasses.asdict`` gives it (read back by ``from_data``).
+    """
 
     player_id: str
     faith_before: int
@@ -42,14 +59,25 @@ class Outcome:
     outcome: OutcomeKind
     excommunicated: bool
     tile_id: str | None
-    faith_victory_points: int
-    sisto_iv_victory_points: int
+    victory_points: ReportVictoryPoints
     rules: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def victory_points(self) -> int:
-        return self.faith_victory_points + self.sisto_iv_victory_points
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Outcome:
+        """An outcome from its stored form (``dataclasses.asdict``, through JSON)."""
+        return cls(
+            player_id=data["player_id"],
+            faith_before=data["faith_before"],
+            faith_after=data["faith_after"],
+            threshold=data["threshold"],
+            outcome=data["outcome"],
+            excommunicated=data["excommunicated"],
+            tile_id=data["tile_id"],
+            victory_points=ReportVictoryPoints(**data["victory_points"]),
+            rules=tuple(data["rules"]),
+            notes=tuple(data.get("notes", ())),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,8 +194,7 @@ def _resolve_player(
             outcome="supported",
             excommunicated=False,
             tile_id=None,
-            faith_victory_points=faith_victory_points(faith),
-            sisto_iv_victory_points=sisto,
+            victory_points=ReportVictoryPoints.of(faith_victory_points(faith), sisto),
             rules=_unique(rules),
             notes=tuple(notes),
         )
@@ -201,8 +228,7 @@ def _resolve_player(
         outcome=kind,
         excommunicated=not lutero,
         tile_id=None if lutero else tile_id,
-        faith_victory_points=faith_vp,
-        sisto_iv_victory_points=0,
+        victory_points=ReportVictoryPoints.of(faith_vp),
         rules=_unique(rules),
         notes=tuple(notes),
     )

@@ -159,25 +159,3 @@ def is_lock_not_available(exc: BaseException) -> bool:
     """True when a ``FOR UPDATE NOWAIT`` found the row locked by another transaction."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     return getattr(orig, "sqlstate", None) == "55P03"
-
-
-@contextmanager
-def count_statements(engine: Engine) -> Iterator[list[str]]:
-    """Record every SQL statement the engine sends (an executemany counts once)."""
-    statements: list[str] = []
-
-    def record(
-        conn: Connection,
-        cursor: Any,
-        statement: str,
-        parameters: Any,
-        context: Any,
-        executemany: bool,
-    ) -> None:
-        statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", record)

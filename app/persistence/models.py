@@ -1,7 +1,10 @@
 """SQLAlchemy models of stored games, their event log and idempotency keys.
 
-Every relationship is ``lazy="raise"``: a repository loads what a use case needs
-explicitly, so an accidental N+1 fails a test instead of slowing a server.
+The tables are declared here for the migrations and the repositories' statements; the
+repositories read and write plain rows (SQLAlchemy Core), never ORM objects, so a
+request builds no identity map. Every table holding a game's data has a primary key that
+starts with the game id, so the schema can be spread over a distributed PostgreSQL by game
+(docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -11,22 +14,18 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
-    BigInteger,
-    Boolean,
     CheckConstraint,
     DateTime,
     Dialect,
     ForeignKey,
-    ForeignKeyConstraint,
     Integer,
     LargeBinary,
     MetaData,
     String,
+    Text,
     TypeDecorator,
-    UniqueConstraint,
 )
-from sqlalchemy.ext.mutable import MutableDict, MutableList
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -71,100 +70,25 @@ class Base(DeclarativeBase):
 
 
 class Game(Base):
+    """One game: its state (what its events fold to), the read model served to clients, and
+    who may touch it. Every change rewrites this row and appends one event, in one
+    transaction (``app/services/transactions.py``)."""
+
     __tablename__ = "games"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
-    seed: Mapped[int | None] = mapped_column(BigInteger)
-    expansions: Mapped[list[str]] = mapped_column(MutableList.as_mutable(JSON()))
-    tile_ids: Mapped[dict[str, str]] = mapped_column(MutableDict.as_mutable(JSON()))
-    players_enter_faith: Mapped[bool] = mapped_column(Boolean)
+    # The domain's GameState as data (app/persistence/game_state.py).
+    state: Mapped[dict[str, Any]] = mapped_column(JSON())
+    # The rendered public document (GET /v1/games/{id}), and the key of the renderer and
+    # catalogue that made it: a read with another key renders the document again.
+    document: Mapped[str | None] = mapped_column(Text())
+    document_key: Mapped[str | None] = mapped_column(String(64))
     host_token_hash: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
-
-    players: Mapped[list[Player]] = relationship(
-        order_by="Player.seat", cascade="all, delete-orphan", lazy="raise"
-    )
-    reports: Mapped[list[Report]] = relationship(
-        order_by="Report.period", cascade="all, delete-orphan", lazy="raise"
-    )
-
-
-class Player(Base):
-    __tablename__ = "players"
-    __table_args__ = (
-        UniqueConstraint("game_id", "name"),
-        CheckConstraint("faith >= 0", name="faith_not_negative"),
-        CheckConstraint("report_victory_points >= 0", name="report_victory_points_not_negative"),
-    )
-
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    name: Mapped[str] = mapped_column(String(100))
-    seat: Mapped[int] = mapped_column(Integer)
-    turn_position: Mapped[int] = mapped_column(Integer)
-    faith: Mapped[int] = mapped_column(Integer)
-    report_victory_points: Mapped[int] = mapped_column(Integer)
-    leaders: Mapped[list[str]] = mapped_column(MutableList.as_mutable(JSON()))
-    token_hash: Mapped[str] = mapped_column(String(64))
-
-    excommunications: Mapped[list[Excommunication]] = relationship(
-        order_by="Excommunication.period", cascade="all, delete-orphan", lazy="raise"
-    )
-
-
-class Excommunication(Base):
-    __tablename__ = "excommunications"
-    __table_args__ = (
-        ForeignKeyConstraint(
-            ["game_id", "player_id"], ["players.game_id", "players.id"], ondelete="CASCADE"
-        ),
-        CheckConstraint("period BETWEEN 1 AND 3", name="period_range"),
-    )
-
-    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    player_id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    period: Mapped[int] = mapped_column(Integer, primary_key=True)
-    tile_id: Mapped[str] = mapped_column(String(16))
-
-
-class Report(Base):
-    __tablename__ = "reports"
-    __table_args__ = (
-        CheckConstraint("period BETWEEN 1 AND 3", name="period_range"),
-        CheckConstraint("status IN ('open', 'resolved')", name="status_known"),
-    )
-
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
-    period: Mapped[int] = mapped_column(Integer, primary_key=True)
-    status: Mapped[str] = mapped_column(String(16))
-    outcomes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
-    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-
-    decisions: Mapped[list[ReportDecision]] = relationship(
-        order_by="ReportDecision.player_id", cascade="all, delete-orphan", lazy="raise"
-    )
-
-
-class ReportDecision(Base):
-    __tablename__ = "report_decisions"
-    __table_args__ = (
-        ForeignKeyConstraint(
-            ["game_id", "period"], ["reports.game_id", "reports.period"], ondelete="CASCADE"
-        ),
-        CheckConstraint("choice IN ('support', 'refuse')", name="choice_known"),
-    )
-
-    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    period: Mapped[int] = mapped_column(Integer, primary_key=True)
-    player_id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    choice: Mapped[str] = mapped_column(String(8))
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+    player_token_hashes: Mapped[dict[str, str]] = mapped_column(JSON())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The last change: games idle longer than the retention are deleted by it.
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
 class Event(Base):
@@ -180,16 +104,14 @@ class Event(Base):
     at: Mapped[datetime] = mapped_column(UTCDateTime())
     data: Mapped[dict[str, Any]] = mapped_column(JSON())
 
-    # Never loaded (lazy="raise"); it makes the unit of work insert a new game before
-    # the events appended with it in the same flush.
-    game: Mapped[Game] = relationship(lazy="raise")
-
 
 class IdempotencyKey(Base):
     __tablename__ = "idempotency_keys"
     __table_args__ = (CheckConstraint("state IN ('in_flight', 'completed')", name="state_known"),)
 
     key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # The game the answer belongs to (once known): deleted with it.
+    game_id: Mapped[str | None] = mapped_column(String(32), index=True)
     request_hash: Mapped[str] = mapped_column(String(64))
     state: Mapped[str] = mapped_column(String(12))
     locked_until: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -1,190 +1,197 @@
-"""Every query of the service. Repositories use ``self.session`` and never commit."""
+"""Every query of the service. Repositories use ``self.session`` and never commit.
+
+They read and write plain rows with SQLAlchemy Core statements (no ORM objects, no identity
+map): a stored game is one row, so each read is one statement and each change one UPDATE
+plus the INSERT of its event.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, delete, exists, select
+from sqlalchemy import CursorResult, Table, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Session, make_transient_to_detached, selectinload
+from sqlalchemy.orm import Session
 
-from app.persistence.models import (
-    Event,
-    Excommunication,
-    Game,
-    IdempotencyKey,
-    Player,
-    Report,
-    ReportDecision,
-    utcnow,
-)
-from app.persistence.views import (
-    DecisionView,
-    ExcommunicationView,
-    GameView,
-    PlayerView,
-    ReportView,
-)
+from app.domain.game import GameEvent, GameState
+from app.persistence.game_state import game_state, state_data
+from app.persistence.models import Event, Game, IdempotencyKey
+
+GAMES = cast(Table, Game.__table__)
+EVENTS = cast(Table, Event.__table__)
+KEYS = cast(Table, IdempotencyKey.__table__)
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """Who may touch a game: the hashes of its host token and of each player's token."""
+
+    host_token_hash: str
+    player_token_hashes: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    state: GameState
+    credentials: Credentials
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDocument:
+    """The read model of a game: its rendered document, made by the renderer ``key``."""
+
+    version: int
+    document: str | None
+    key: str | None
+    credentials: Credentials
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVersion:
+    version: int
+    credentials: Credentials
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    seq: int
+    type: str
+    at: datetime
+    data: dict[str, Any]
+
+
+def _credentials(row: Any) -> Credentials:
+    return Credentials(row.host_token_hash, row.player_token_hashes)
 
 
 class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def add(self, game: Game) -> None:
-        """Stage a new game with its players and reports (inserted at commit)."""
-        self.session.add(game)
-
-    def get(
-        self, game_id: str, *, for_update: bool = False, with_reports: bool = True
-    ) -> Game | None:
-        """The game with its players (and their excommunications) and reports (and their
-        decisions), in five SELECTs whatever the number of players; three without the
-        reports (``with_reports=False``: touching ``game.reports`` then raises).
-
-        ``for_update`` locks the game row until the transaction ends (PostgreSQL; SQLite
-        has no row locks, a ``write=True`` transaction already holds the database's write
-        lock) and refreshes objects already in the session.
-        """
-        statement = (
-            select(Game)
-            .where(Game.id == game_id)
-            .options(selectinload(Game.players).selectinload(Player.excommunications))
+    def insert(
+        self,
+        game: GameState,
+        credentials: Credentials,
+        document: str,
+        document_key: str,
+        at: datetime,
+    ) -> None:
+        self.session.execute(
+            insert(GAMES).values(
+                id=game.id,
+                version=game.version,
+                state=state_data(game),
+                document=document,
+                document_key=document_key,
+                host_token_hash=credentials.host_token_hash,
+                player_token_hashes=dict(credentials.player_token_hashes),
+                created_at=at,
+                updated_at=at,
+            )
         )
-        if with_reports:
-            statement = statement.options(selectinload(Game.reports).selectinload(Report.decisions))
+
+    def state(self, game_id: str, *, for_update: bool = False) -> StoredGame | None:
+        """The game's state; ``for_update`` locks its row until the transaction ends
+        (PostgreSQL; on SQLite a write transaction already holds the database's lock)."""
+        statement = select(
+            GAMES.c.version,
+            GAMES.c.state,
+            GAMES.c.host_token_hash,
+            GAMES.c.player_token_hashes,
+        ).where(GAMES.c.id == game_id)
         if for_update:
-            statement = statement.with_for_update(of=Game).execution_options(populate_existing=True)
-        return self.session.scalars(statement).one_or_none()
-
-    def read(self, game_id: str) -> GameView | None:
-        """A read-only snapshot of the game in three SELECTs of plain rows, whatever the
-        number of players: the game, its players with their excommunications, its reports
-        with their decisions."""
-        game = self.session.execute(
-            select(
-                Game.id,
-                Game.version,
-                Game.seed,
-                Game.expansions,
-                Game.tile_ids,
-                Game.players_enter_faith,
-                Game.host_token_hash,
-            ).where(Game.id == game_id)
-        ).one_or_none()
-        if game is None:
+            statement = statement.with_for_update()
+        row = self.session.execute(statement).one_or_none()
+        if row is None:
             return None
-        player_rows = self.session.execute(
-            select(
-                Player.id,
-                Player.name,
-                Player.seat,
-                Player.turn_position,
-                Player.faith,
-                Player.report_victory_points,
-                Player.leaders,
-                Player.token_hash,
-                Excommunication.period,
-                Excommunication.tile_id,
-            )
-            .outerjoin(
-                Excommunication,
-                (Excommunication.game_id == Player.game_id)
-                & (Excommunication.player_id == Player.id),
-            )
-            .where(Player.game_id == game_id)
-            .order_by(Player.seat, Excommunication.period)
-        ).all()
-        report_rows = self.session.execute(
-            select(
-                Report.period,
-                Report.status,
-                Report.outcomes,
-                Report.resolved_at,
-                ReportDecision.player_id,
-                ReportDecision.choice,
-            )
-            .outerjoin(
-                ReportDecision,
-                (ReportDecision.game_id == Report.game_id)
-                & (ReportDecision.period == Report.period),
-            )
-            .where(Report.game_id == game_id)
-            .order_by(Report.period, ReportDecision.player_id)
-        ).all()
+        return StoredGame(game_state(game_id, row.version, row.state), _credentials(row))
 
-        excommunications: dict[str, list[ExcommunicationView]] = {}
-        players: dict[str, Any] = {}
-        for row in player_rows:
-            if row.id not in players:
-                players[row.id] = row
-                excommunications[row.id] = []
-            if row.period is not None:
-                excommunications[row.id].append(ExcommunicationView(row.period, row.tile_id))
-        decisions: dict[int, list[DecisionView]] = {}
-        reports: dict[int, Any] = {}
-        for row in report_rows:
-            if row.period not in reports:
-                reports[row.period] = row
-                decisions[row.period] = []
-            if row.player_id is not None:
-                decisions[row.period].append(DecisionView(row.player_id, row.choice))
-        return GameView(
-            id=game.id,
-            version=game.version,
-            seed=game.seed,
-            expansions=game.expansions,
-            tile_ids=game.tile_ids,
-            players_enter_faith=game.players_enter_faith,
-            host_token_hash=game.host_token_hash,
-            players=tuple(
-                PlayerView(
-                    id=p.id,
-                    name=p.name,
-                    seat=p.seat,
-                    turn_position=p.turn_position,
-                    faith=p.faith,
-                    report_victory_points=p.report_victory_points,
-                    leaders=p.leaders,
-                    token_hash=p.token_hash,
-                    excommunications=tuple(excommunications[p.id]),
-                )
-                for p in players.values()
-            ),
-            reports=tuple(
-                ReportView(
-                    period=r.period,
-                    status=r.status,
-                    outcomes=r.outcomes,
-                    resolved_at=r.resolved_at,
-                    decisions=tuple(decisions[r.period]),
-                )
-                for r in reports.values()
-            ),
+    def document(self, game_id: str) -> StoredDocument | None:
+        row = self.session.execute(
+            select(
+                GAMES.c.version,
+                GAMES.c.document,
+                GAMES.c.document_key,
+                GAMES.c.host_token_hash,
+                GAMES.c.player_token_hashes,
+            ).where(GAMES.c.id == game_id)
+        ).one_or_none()
+        if row is None:
+            return None
+        return StoredDocument(row.version, row.document, row.document_key, _credentials(row))
+
+    def version(self, game_id: str) -> StoredVersion | None:
+        row = self.session.execute(
+            select(GAMES.c.version, GAMES.c.host_token_hash, GAMES.c.player_token_hashes).where(
+                GAMES.c.id == game_id
+            )
+        ).one_or_none()
+        return None if row is None else StoredVersion(row.version, _credentials(row))
+
+    def update(self, game: GameState, document: str, document_key: str, at: datetime) -> None:
+        """Store the state a change left and its rendered document."""
+        self.session.execute(
+            update(GAMES)
+            .where(GAMES.c.id == game.id)
+            .values(
+                version=game.version,
+                state=state_data(game),
+                document=document,
+                document_key=document_key,
+                updated_at=at,
+            )
         )
 
-    def exists(self, game_id: str) -> bool:
-        return bool(self.session.scalar(select(exists().where(Game.id == game_id))))
+    def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
+        """Store a document rendered again for an unchanged game (a no-op if it changed)."""
+        self.session.execute(
+            update(GAMES)
+            .where(GAMES.c.id == game_id, GAMES.c.version == version)
+            .values(document=document, document_key=key)
+        )
+
+    def idle_since(self, before: datetime, limit: int) -> list[str]:
+        """Ids of games whose last change is older than ``before`` (at most ``limit``)."""
+        statement = (
+            select(GAMES.c.id).where(GAMES.c.updated_at < before).order_by(GAMES.c.id).limit(limit)
+        )
+        return list(self.session.scalars(statement))
+
+    def delete(self, game_ids: list[str]) -> int:
+        """Delete games with their events and idempotency keys; how many games went."""
+        if not game_ids:
+            return 0
+        self.session.execute(delete(EVENTS).where(EVENTS.c.game_id.in_(game_ids)))
+        self.session.execute(delete(KEYS).where(KEYS.c.game_id.in_(game_ids)))
+        result = self.session.execute(delete(GAMES).where(GAMES.c.id.in_(game_ids)))
+        assert isinstance(result, CursorResult)
+        return result.rowcount
 
 
 class EventRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def append(self, game_id: str, seq: int, type: str, data: dict[str, Any], at: datetime) -> None:
-        self.session.add(Event(game_id=game_id, seq=seq, type=type, data=data, at=at))
+    def append(self, game_id: str, seq: int, event: GameEvent, at: datetime) -> None:
+        self.session.execute(
+            insert(EVENTS).values(
+                game_id=game_id, seq=seq, type=event.type, data=dict(event.data), at=at
+            )
+        )
 
-    def list_after(self, game_id: str, after: int, limit: int) -> list[Event]:
+    def list_after(self, game_id: str, after: int, limit: int) -> list[LoggedEvent]:
         """Events of the game with ``seq > after``, oldest first, at most ``limit``."""
-        statement = (
-            select(Event)
-            .where(Event.game_id == game_id, Event.seq > after)
-            .order_by(Event.seq)
+        rows = self.session.execute(
+            select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.at, EVENTS.c.data)
+            .where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after)
+            .order_by(EVENTS.c.seq)
             .limit(limit)
         )
-        return list(self.session.scalars(statement))
+        return [LoggedEvent(row.seq, row.type, row.at, row.data) for row in rows]
 
 
 class IdempotencyRepository:
@@ -210,17 +217,18 @@ class IdempotencyRepository:
         When inserted, ``row`` joins the session: later changes to it are flushed as an
         UPDATE.
         """
-        if row.created_at is None:
-            row.created_at = utcnow()
-        table = cast(Table, IdempotencyKey.__table__)
-        values = {column.key: getattr(row, column.key) for column in table.columns}
-        insert = (
+        from sqlalchemy.orm import make_transient_to_detached
+
+        values = {column.key: getattr(row, column.key) for column in KEYS.columns}
+        dialect_insert = (
             postgresql_insert
             if self.session.get_bind().dialect.name == "postgresql"
             else sqlite_insert
         )
         statement = (
-            insert(table).values(values).on_conflict_do_nothing(index_elements=[table.c.key_hash])
+            dialect_insert(KEYS)
+            .values(values)
+            .on_conflict_do_nothing(index_elements=[KEYS.c.key_hash])
         )
         # Without preserve_rowcount, an INSERT's rowcount is not kept (psycopg gives -1).
         result = self.session.execute(statement.execution_options(preserve_rowcount=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.persistence.views import GameLike
+from app.persistence.repositories import Credentials
 from app.services.errors import Forbidden, Unauthorized
 from app.services.tokens import hash_token, same_hash
 
@@ -24,8 +24,8 @@ class Principal:
             raise Forbidden(f"A player token may {action} only for its own player.")
 
 
-def authenticate(game: GameLike, token: str | None) -> Principal:
-    """The principal holding ``token`` in ``game``, compared in constant time; else 401."""
+def authenticate(credentials: Credentials, token: str | None) -> Principal:
+    """The principal holding ``token`` in the game, compared in constant time; else 401."""
     if not token:
         raise Unauthorized(
             "Send the game's host or player token as 'Authorization: Bearer <token>'."
@@ -33,11 +33,11 @@ def authenticate(game: GameLike, token: str | None) -> Principal:
     presented = hash_token(token)
     found: Principal | None = None
     # Compare against every hash, without stopping at a match, so timing says nothing.
-    if same_hash(presented, game.host_token_hash):
+    if same_hash(presented, credentials.host_token_hash):
         found = Principal(is_host=True)
-    for player in game.players:
-        if same_hash(presented, player.token_hash) and found is None:
-            found = Principal(is_host=False, player_id=player.id)
+    for player_id, token_hash in credentials.player_token_hashes.items():
+        if same_hash(presented, token_hash) and found is None:
+            found = Principal(is_host=False, player_id=player_id)
     if found is None:
         raise Unauthorized("This token does not belong to this game.")
     return found

@@ -1,35 +1,64 @@
-"""Errors of the use cases that are not rules of the game: access, versions, idempotency."""
+"""Errors of the use cases that are not rules of the game: access, versions, idempotency,
+limits. Each declares its problem type once (see ``app/domain/errors.py``)."""
 
 from __future__ import annotations
 
-from app.domain.errors import RuleError
+from typing import Any
+
+from app.domain.errors import ServiceError
 
 
-class Unauthorized(RuleError):
+class Unauthorized(ServiceError):
     slug = "unauthorized"
+    status = 401
     title = "Missing or invalid token"
+    description = "No token, or one this game does not know."
 
 
-class Forbidden(RuleError):
+class Forbidden(ServiceError):
     slug = "forbidden"
+    status = 403
     title = "This token may not do that"
+    description = "The token is valid but lacks the right."
 
 
-class VersionMismatch(RuleError):
+class VersionMismatch(ServiceError):
     slug = "version-mismatch"
+    status = 412
     title = "The game changed since that version"
+    description = "`If-Match` names an older version of the game; reload it and retry."
+
+    def __init__(self, detail: str, *, current_version: int) -> None:
+        super().__init__(detail, current_version=current_version)
 
 
-class IdempotencyKeyReused(RuleError):
+class IdempotencyKeyReused(ServiceError):
     slug = "idempotency-key-reused"
+    status = 422
     title = "Idempotency-Key reused with a different request"
+    description = "An `Idempotency-Key` may only be retried with the same request body."
 
 
-class IdempotencyInFlight(RuleError):
+class IdempotencyInFlight(ServiceError):
     slug = "idempotency-in-flight"
+    status = 409
     title = "A request with this Idempotency-Key is still being processed"
+    description = "Retry after the first request with this `Idempotency-Key` has finished."
 
 
-class ServiceUnavailable(RuleError):
-    slug = "service-unavailable"
-    title = "The database is unavailable"
+class EventLimitReached(ServiceError):
+    slug = "event-limit-reached"
+    status = 409
+    title = "The game's event log is full"
+    description = "The game has logged the most changes a game may have; it can still be read."
+
+
+class TooManyRequests(ServiceError):
+    slug = "too-many-requests"
+    status = 429
+    title = "Too many requests"
+    description = "A rate limit was reached; retry after `Retry-After` seconds."
+
+    def __init__(self, detail: str, *, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.retry_after = retry_after

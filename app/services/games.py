@@ -1,287 +1,204 @@
-"""Use cases on stored games: create, read, faith, leaders, turn order, and the
-computations (gain adjustments, final scores) that use the stored excommunications."""
+"""Use cases on stored games: create, read, faith, leaders, turn order, the event log, and
+the calculations (gain adjustments, final scores) that use the stored excommunications."""
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
-from sqlalchemy.orm import Session
-
-from app.domain.draw import MAX_SEED, Draw, draw_tiles, named_tiles
+from app.domain import game as rules
+from app.domain.draw import MAX_SEED
 from app.domain.errors import InvalidInput
-from app.domain.faith import PERIODS, cap_faith
-from app.domain.gains import Gain, GainsResult, apply_gains
-from app.domain.scoring import PlayerScore, ScoringPlayer, final_scores
-from app.persistence.models import Game, Player, Report, utcnow
-from app.persistence.repositories import EventRepository, GameRepository
-from app.persistence.views import GameView
-from app.services.access import Principal
-from app.services.store import GameStore, player_of, player_tiles, turn_order
+from app.domain.gains import Gain, GainsResult
+from app.domain.game import GameState, NewPlayer, PlayerState
+from app.domain.leaders import LeaderId
+from app.domain.scoring import PlayerScore, ScoringPlayer
+from app.domain.tiles import Catalogue
+from app.persistence.repositories import Credentials, LoggedEvent
+from app.services.calculations import Calculations, Holding
+from app.services.idempotency import Idempotency, StoredAnswer
 from app.services.tokens import hash_token, new_seed, new_token
+from app.services.transactions import GameDocument, GameTransactions
 
 
 @dataclass(frozen=True, slots=True)
-class NewPlayer:
-    name: str
-    leaders: tuple[str, ...] = ()
+class NewGame:
+    """A game creation request, as the API received it."""
 
-
-@dataclass(frozen=True, slots=True)
-class GamePlan:
-    """A validated game creation request, ready to store."""
-
-    players: tuple[NewPlayer, ...]
-    expansions: tuple[str, ...]
-    draw: Draw
+    players: Sequence[NewPlayer]
+    expansions: Sequence[str]
+    seed: int | None
+    tiles: Mapping[int, str] | None
     players_enter_faith: bool
 
 
 @dataclass(frozen=True, slots=True)
-class CreatedGame:
-    game: Game
-    host_token: str
-    player_tokens: dict[str, str]
+class FaithChange:
+    players: tuple[PlayerState, ...]
+    lost: dict[str, int]
+    version: int
 
 
-class GameService(GameStore):
-    # ---- creation ---------------------------------------------------------------------
-
-    def plan_game(
+class GameService:
+    def __init__(
         self,
-        players: Sequence[NewPlayer],
-        expansions: Sequence[str],
-        seed: int | None,
-        tiles: Mapping[int, str] | None,
-        players_enter_faith: bool,
-    ) -> GamePlan:
-        """Validate a creation request before anything is written (R-DRAW-1..3)."""
-        seen: dict[str, int] = {}
-        for index, player in enumerate(players):
-            # Names that look the same are the same: compare them normalised (NFKC) and
-            # case-folded; each is stored as sent.
-            folded = unicodedata.normalize("NFKC", player.name).casefold()
-            if folded in seen:
-                raise InvalidInput(
-                    f"player names must be unique: {player.name!r} is also player {seen[folded]}",
-                    loc=("players", index, "name"),
-                )
-            seen[folded] = index
-            if len(set(player.leaders)) != len(player.leaders):
-                raise InvalidInput("a leader is listed twice", loc=("players", index, "leaders"))
-        if len(set(expansions)) != len(expansions):
-            raise InvalidInput("an expansion is listed twice", loc=("expansions",))
-        if tiles is not None and seed is not None:
-            raise InvalidInput("give either a seed or the three tiles, not both", loc=("tiles",))
-        if tiles is not None:
-            draw = named_tiles(self.catalogue, tiles, expansions)
-        else:
-            draw = draw_tiles(
-                self.catalogue, expansions, new_seed(MAX_SEED) if seed is None else seed
-            )
-        return GamePlan(tuple(players), tuple(expansions), draw, players_enter_faith)
+        transactions: GameTransactions,
+        idempotency: Idempotency,
+        catalogue: Catalogue,
+        calculations: Calculations,
+    ) -> None:
+        self.transactions = transactions
+        self.idempotency = idempotency
+        self.catalogue = catalogue
+        self.calculations = calculations
 
-    def create_game(self, session: Session, plan: GamePlan) -> CreatedGame:
-        """Store a planned game; runs inside the caller's (idempotent) transaction."""
-        now = utcnow()
-        host_token = new_token()
-        game = Game(
-            id=uuid.uuid4().hex,
-            version=1,
-            seed=plan.draw.seed,
-            expansions=list(plan.expansions),
-            tile_ids={str(period): tile.id for period, tile in plan.draw.tiles.items()},
-            players_enter_faith=plan.players_enter_faith,
-            host_token_hash=hash_token(host_token),
-            created_at=now,
-            updated_at=now,
+    # ---- creation -----------------------------------------------------------------------
+
+    def create_game(self, new: NewGame, key: str | None, fingerprint: str) -> StoredAnswer:
+        """Validate, then store the game with fresh tokens (R-DRAW-1..3); a retry with the
+        same Idempotency-Key replays the first answer, tokens included."""
+        event = rules.create_game(
+            self.catalogue,
+            new.players,
+            new.expansions,
+            seed=new.seed,
+            tiles=new.tiles,
+            players_enter_faith=new.players_enter_faith,
+            random_seed=new_seed(MAX_SEED),
         )
-        tokens: dict[str, str] = {}
-        for seat, new in enumerate(plan.players):
-            player_id = f"p{seat + 1}"
-            tokens[player_id] = new_token()
-            game.players.append(
-                Player(
-                    id=player_id,
-                    name=new.name,
-                    seat=seat,
-                    turn_position=seat,
-                    faith=0,
-                    report_victory_points=0,
-                    leaders=list(new.leaders),
-                    token_hash=hash_token(tokens[player_id]),
-                    excommunications=[],
-                )
+        with self.idempotency.attempt("createGame", key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            assert attempt.session is not None
+            host_token = new_token()
+            player_tokens = {p["id"]: new_token() for p in event.data["players"]}
+            credentials = Credentials(
+                hash_token(host_token),
+                {player_id: hash_token(token) for player_id, token in player_tokens.items()},
             )
-        for period in PERIODS:
-            game.reports.append(
-                Report(period=period.number, status="open", outcomes=None, decisions=[])
+            game_id = uuid.uuid4().hex
+            game = self.transactions.create(attempt.session, game_id, event, credentials)
+            attempt.game_id = game_id
+            attempt.answer = StoredAnswer(
+                201,
+                self.transactions.presenter.created(game, host_token, player_tokens),
+                {"Location": f"/v1/games/{game_id}", "ETag": f'"{game.version}"'},
             )
-        GameRepository(session).add(game)
-        EventRepository(session).append(
-            game.id,
-            game.version,
-            "game_created",
-            {
-                "players": [
-                    {"id": p.id, "name": p.name, "leaders": p.leaders} for p in game.players
-                ],
-                "expansions": game.expansions,
-                "seed": game.seed,
-                "tiles": game.tile_ids,
-                "players_enter_faith": game.players_enter_faith,
-            },
-            now,
-        )
-        return CreatedGame(game, host_token, tokens)
+        assert attempt.answer is not None
+        return attempt.answer
 
-    # ---- reads ------------------------------------------------------------------------
+    # ---- reads --------------------------------------------------------------------------
 
-    def get_game(self, game_id: str, token: str | None) -> GameView:
-        return self._read(game_id, token, lambda s, game, who: game)
+    def get_game(self, game_id: str, token: str | None) -> GameDocument:
+        return self.transactions.document(game_id, token)
 
-    def list_events(self, game_id: str, after: int, limit: int, token: str | None) -> list[Any]:
-        return self._read(
-            game_id,
-            token,
-            lambda s, game, who: EventRepository(s).list_after(game_id, after, limit),
-        )
+    def current_version(self, game_id: str, token: str | None) -> int:
+        return self.transactions.version(game_id, token)
+
+    def list_events(
+        self, game_id: str, after: int, limit: int, token: str | None
+    ) -> tuple[int, list[LoggedEvent]]:
+        """The game's version and its events after ``after``, oldest first."""
+        return self.transactions.events(game_id, token, after, limit)
 
     def gain_adjustments(
         self, game_id: str, player_id: str, gains: Sequence[Gain], token: str | None
     ) -> GainsResult:
         """R-GAIN-*: the player's stored excommunications and leaders apply."""
-
-        def use(session: Session, game: GameView, who: Principal) -> GainsResult:
-            player = player_of(game, player_id)
-            who.require_host_or_player(player_id, "compute gain adjustments")
-            tiles = player_tiles(self.catalogue, player)
-            return apply_gains(tiles, frozenset(player.leaders), gains)
-
-        return self._read(game_id, token, use)
+        with self.transactions.reading(game_id, token) as reading:
+            player = reading.game.player(player_id)
+            reading.who.require_host_or_player(player_id, "compute gain adjustments")
+        return self.calculations.gains(
+            [e.tile_id for e in player.excommunications], player.leaders, gains
+        )
 
     def final_scores(
         self, game_id: str, players: Sequence[ScoringPlayer], token: str | None
     ) -> list[PlayerScore]:
         """R-END-*: every player listed once; their stored excommunications so far apply."""
-
-        def use(session: Session, game: GameView, who: Principal) -> list[PlayerScore]:
-            stored = {p.id: p for p in game.players}
-            listed = [p.id for p in players]
-            for index, player_id in enumerate(listed):
-                if player_id not in stored:
-                    raise InvalidInput(
-                        f"game {game.id} has no player {player_id!r}", loc=("players", index, "id")
-                    )
-            if sorted(listed) != sorted(stored):
-                missing = sorted(set(stored) - set(listed))
+        with self.transactions.reading(game_id, token) as reading:
+            game = reading.game
+        stored = {p.id: p for p in game.players}
+        listed = [p.id for p in players]
+        for index, player_id in enumerate(listed):
+            if player_id not in stored:
                 raise InvalidInput(
-                    "list every player of the game exactly once"
-                    + (f"; missing: {', '.join(missing)}" if missing else ""),
-                    loc=("players",),
+                    f"game {game.id} has no player {player_id!r}", loc=("players", index, "id")
                 )
-            with_tiles = [
-                replace(p, tiles=player_tiles(self.catalogue, stored[p.id])) for p in players
-            ]
-            return final_scores(with_tiles)
+        if sorted(listed) != sorted(stored):
+            missing = sorted(set(stored) - set(listed))
+            raise InvalidInput(
+                "list every player of the game exactly once"
+                + (f"; missing: {', '.join(missing)}" if missing else ""),
+                loc=("players",),
+            )
+        return self.calculations.final_scores(
+            [Holding(p, [e.tile_id for e in stored[p.id].excommunications]) for p in players]
+        )
 
-        return self._read(game_id, token, use)
-
-    # ---- changes ----------------------------------------------------------------------
+    # ---- changes ------------------------------------------------------------------------
 
     def set_faith(
         self,
         game_id: str,
         values: Mapping[str, int],
         token: str | None,
-        expected_version: int | None,
+        if_match: Collection[int] | None,
         *,
         single: bool,
-    ) -> tuple[Game, dict[str, int]]:
-        """R-FT-2: store faith (above 15 kept as 15), answering how much was lost."""
-
-        def authorize(game: Game, who: Principal) -> None:
-            known = {p.id for p in game.players}
+    ) -> FaithChange:
+        """R-FT-2: store faith (above 15 kept as 15), answering how much was lost. The host
+        may; a player only its own, in a game created with ``players_enter_faith``."""
+        with self.transactions.changing(game_id, token) as change:
+            game, who = change.game, change.who
             for player_id in values:
                 if single:
-                    player_of(game, player_id)  # named in the path: 404
-                elif player_id not in known:  # named in the body: the body is wrong
-                    raise InvalidInput(
+                    game.player(player_id)  # named in the path: 404
+                elif player_id not in {p.id for p in game.players}:
+                    raise InvalidInput(  # named in the body: the body is wrong
                         f"game {game.id} has no player {player_id!r}", loc=("faith", player_id)
                     )
-            own = single and game.players_enter_faith and who.player_id in values
-            if not own:
+            if not (single and game.players_enter_faith and who.player_id in values):
                 who.require_host(
                     "set faith (a player sets its own only in games created with "
                     "players_enter_faith: true)"
                     if single
                     else "set several players' faith at once"
                 )
-
-        def apply(
-            game: Game, who: Principal
-        ) -> tuple[str, dict[str, Any], tuple[Game, dict[str, int]]]:
-            lost: dict[str, int] = {}
-            changes = []
-            for player_id, value in values.items():
-                player = player_of(game, player_id)
-                capped = cap_faith(value)
-                changes.append(
-                    {
-                        "player_id": player_id,
-                        "from": player.faith,
-                        "to": capped.faith,
-                        "lost": capped.lost,
-                    }
-                )
-                player.faith = capped.faith
-                lost[player_id] = capped.lost
-            return "faith_set", {"changes": changes}, (game, lost)
-
-        return self._change(game_id, token, expected_version, authorize, apply, with_reports=False)
+            change.check_version(if_match)
+            event = rules.set_faith(game, values)
+            change.apply(event)
+        lost = {c["player_id"]: c["lost"] for c in event.data["changes"]}
+        players = tuple(p for p in change.game.players if p.id in values)
+        return FaithChange(players, lost, change.game.version)
 
     def set_leaders(
         self,
         game_id: str,
         player_id: str,
-        leaders: Sequence[str],
+        leaders: Sequence[LeaderId],
         token: str | None,
-        expected_version: int | None,
-    ) -> tuple[Game, Player]:
-        def authorize(game: Game, who: Principal) -> None:
-            player_of(game, player_id)
-            who.require_host("change leaders")
-
-        def apply(game: Game, who: Principal) -> tuple[str, dict[str, Any], tuple[Game, Player]]:
-            if len(set(leaders)) != len(leaders):
-                raise InvalidInput("a leader is listed twice", loc=("leaders",))
-            player = player_of(game, player_id)
-            data = {"player_id": player_id, "from": list(player.leaders), "to": list(leaders)}
-            player.leaders = list(leaders)
-            return "leaders_set", data, (game, player)
-
-        return self._change(game_id, token, expected_version, authorize, apply, with_reports=False)
+        if_match: Collection[int] | None,
+    ) -> GameState:
+        with self.transactions.changing(game_id, token) as change:
+            change.game.player(player_id)
+            change.who.require_host("change leaders")
+            change.check_version(if_match)
+            change.apply(rules.set_leaders(change.game, player_id, leaders))
+        return change.game
 
     def set_turn_order(
-        self, game_id: str, order: Sequence[str], token: str | None, expected_version: int | None
-    ) -> Game:
-        def authorize(game: Game, who: Principal) -> None:
-            who.require_host("change the turn order")
-
-        def apply(game: Game, who: Principal) -> tuple[str, dict[str, Any], Game]:
-            ids = sorted(p.id for p in game.players)
-            if sorted(order) != ids:
-                raise InvalidInput(
-                    f"the turn order lists every player exactly once: {', '.join(ids)}",
-                    loc=("turn_order",),
-                )
-            previous = [p.id for p in turn_order(game)]
-            position = {player_id: index for index, player_id in enumerate(order)}
-            for player in game.players:
-                player.turn_position = position[player.id]
-            return "turn_order_set", {"from": previous, "to": list(order)}, game
-
-        return self._change(game_id, token, expected_version, authorize, apply)
+        self,
+        game_id: str,
+        order: Sequence[str],
+        token: str | None,
+        if_match: Collection[int] | None,
+    ) -> GameDocument:
+        """R-REP-3: the turn order reports use; answers the game's document."""
+        with self.transactions.changing(game_id, token) as change:
+            change.who.require_host("change the turn order")
+            change.check_version(if_match)
+            change.apply(rules.set_turn_order(change.game, order))
+        assert change.document is not None
+        return change.document

@@ -15,10 +15,10 @@ client may retry it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TypeVar
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -31,8 +31,6 @@ from app.services.tokens import idempotency_key_hash, seal, unseal
 
 # SQLite only: how long a first attempt that died holds its key before a retry takes over.
 IN_FLIGHT_LEASE = timedelta(seconds=30)
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,42 +60,59 @@ def _replay(row: IdempotencyKey, scope: str, key: str) -> StoredAnswer | None:
     )
 
 
+@dataclass(slots=True)
+class Attempt:
+    """One attempt at an idempotent operation.
+
+    ``replay`` is the stored answer of an earlier identical request: return it and do
+    nothing. Otherwise do the work in ``session`` (the write transaction the answer is stored
+    in) and set ``answer`` (and ``game_id``, the game it belongs to, if any).
+    """
+
+    session: Session | None = None
+    replay: StoredAnswer | None = None
+    answer: StoredAnswer | None = None
+    game_id: str | None = None
+
+
 class Idempotency:
     def __init__(self, db: Database, ttl: timedelta) -> None:
         self.db = db
         self.ttl = ttl
 
-    def run(
-        self,
-        scope: str,
-        key: str | None,
-        fingerprint: str,
-        work: Callable[[Session], T],
-        render: Callable[[T], StoredAnswer],
-    ) -> StoredAnswer:
-        """Do ``work`` in one write transaction and return ``render(result)``; with a key,
-        replay the first answer for a retry with the same request instead."""
+    @contextmanager
+    def attempt(self, scope: str, key: str | None, fingerprint: str) -> Iterator[Attempt]:
+        """Claim ``key`` for this request (409 while another attempt holds it, 422 if it was
+        used with another request) and open the write transaction the work runs in; without
+        a key, just the transaction. The answer set on the attempt is stored, sealed, in the
+        same transaction as the work: an answer is replayable exactly when its change is
+        durable."""
         if key is None:
             with self.db.transaction(write=True) as session:
-                return render(work(session))
+                yield Attempt(session)
+            return
 
         key_hash = idempotency_key_hash(scope, key)
         replay = self._claim(key_hash, fingerprint, scope, key)
         if replay is not None:
-            return replay
+            yield Attempt(replay=replay)
+            return
         try:
             with self.db.transaction(write=True) as session:
                 # Held until commit: this lock is what "in flight" means on PostgreSQL.
                 row = IdempotencyRepository(session).get(key_hash, for_update=True)
-                if row is not None and (done := _replay(row, scope, key)) is not None:
-                    return done  # a retry took over from us and finished first
-                answer = render(work(session))
-                if row is not None:
+                done = None if row is None else _replay(row, scope, key)
+                if done is not None:
+                    yield Attempt(replay=done)  # a retry took over from us and finished first
+                    return
+                attempt = Attempt(session)
+                yield attempt
+                if row is not None and attempt.answer is not None:
                     row.state = "completed"
-                    row.status_code = answer.status_code
-                    row.headers = dict(answer.headers)
-                    row.body = seal(scope, key, answer.body)
-                return answer
+                    row.game_id = attempt.game_id
+                    row.status_code = attempt.answer.status_code
+                    row.headers = dict(attempt.answer.headers)
+                    row.body = seal(scope, key, attempt.answer.body)
         except BaseException:
             self._release(key_hash)
             raise

@@ -4,6 +4,7 @@ the database keeps (hashed key, encrypted answer)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -73,12 +74,12 @@ async def create(client: httpx.AsyncClient, key: str, body: dict[str, Any]) -> h
 async def test_create_game_replay_is_byte_for_byte_with_tokens(
     client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    first = await create(client, "key-create-1", BODY)
+    first = await create(client, "key-create-1-0123456789abcdef", BODY)
     assert first.status_code == 201, first.text
     assert "idempotent-replayed" not in first.headers
     events_before = count(app, Event)
     for _ in range(2):
-        again = await create(client, "key-create-1", BODY)
+        again = await create(client, "key-create-1-0123456789abcdef", BODY)
         assert again.status_code == 201
         assert again.headers["idempotent-replayed"] == "true"
         assert again.content == first.content
@@ -93,7 +94,7 @@ async def test_create_game_replay_is_byte_for_byte_with_tokens(
     )
     assert read.status_code == 200 and read.json() == first.json()["game"]
     # Another key is another game.
-    other = await create(client, "key-create-2", BODY)
+    other = await create(client, "key-create-2-0123456789abcdef", BODY)
     assert other.status_code == 201 and other.json()["game"]["id"] != first.json()["game"]["id"]
     assert count(app, Game) == 2
 
@@ -101,10 +102,12 @@ async def test_create_game_replay_is_byte_for_byte_with_tokens(
 async def test_create_game_key_reused_with_another_body_is_422(
     client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    assert (await create(client, "key-reuse", BODY)).status_code == 201
-    response = await create(client, "key-reuse", {**BODY, "seed": 8})
+    assert (await create(client, "key-reuse-0123456789abcdef", BODY)).status_code == 201
+    response = await create(client, "key-reuse-0123456789abcdef", {**BODY, "seed": 8})
     assert_problem(response, 422, "idempotency-key-reused")
-    response = await create(client, "key-reuse", {**BODY, "players_enter_faith": True})
+    response = await create(
+        client, "key-reuse-0123456789abcdef", {**BODY, "players_enter_faith": True}
+    )
     assert_problem(response, 422, "idempotency-key-reused")
     assert count(app, Game) == 1
 
@@ -112,7 +115,7 @@ async def test_create_game_key_reused_with_another_body_is_422(
 async def test_stored_answer_is_encrypted_and_the_key_hashed(
     client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    key = "key-secret-0123456789"
+    key = "key-secret-0123456789-0123456789abcdef"
     first = await create(client, key, BODY)
     tokens = [first.json()["host_token"], *first.json()["player_tokens"].values()]
     row = stored_key(app, "createGame", key)
@@ -132,15 +135,17 @@ async def test_create_game_in_flight_is_409(client: httpx.AsyncClient, app: Fast
     fingerprint = request_fingerprint(
         "createGame", GameCreate.model_validate(BODY).model_dump_json(by_alias=True)
     )
-    with in_flight(app, "createGame", "key-busy", fingerprint):
-        response = await create(client, "key-busy", BODY)
+    with in_flight(app, "createGame", "key-busy-0123456789abcdef", fingerprint):
+        response = await create(client, "key-busy-0123456789abcdef", BODY)
         assert_problem(response, 409, "idempotency-in-flight")
         assert count(app, Game) == 0
         # Another body under the same key is still a reuse, in flight or not.
         assert_problem(
-            await create(client, "key-busy", {**BODY, "seed": 9}), 422, "idempotency-key-reused"
+            await create(client, "key-busy-0123456789abcdef", {**BODY, "seed": 9}),
+            422,
+            "idempotency-key-reused",
         )
-    row = stored_key(app, "createGame", "key-busy")
+    row = stored_key(app, "createGame", "key-busy-0123456789abcdef")
     assert row is not None and row.state == "in_flight"
 
 
@@ -150,19 +155,26 @@ async def test_create_game_in_flight_past_its_lease_is_taken_over(
     fingerprint = request_fingerprint(
         "createGame", GameCreate.model_validate(BODY).model_dump_json(by_alias=True)
     )
-    insert_in_flight(app, "createGame", "key-dead", fingerprint, seconds=-1)
-    response = await create(client, "key-dead", BODY)
+    insert_in_flight(app, "createGame", "key-dead-0123456789abcdef", fingerprint, seconds=-1)
+    response = await create(client, "key-dead-0123456789abcdef", BODY)
     assert response.status_code == 201, response.text
     assert count(app, Game) == 1
-    replay = await create(client, "key-dead", BODY)
+    replay = await create(client, "key-dead-0123456789abcdef", BODY)
     assert replay.headers["idempotent-replayed"] == "true" and replay.content == response.content
 
 
 async def test_bad_idempotency_key_is_422(client: httpx.AsyncClient, app: FastAPI) -> None:
-    for key in ("has space", "x" * 256, "tab\tkey"):
+    # Keys must carry at least 128 bits: a UUID or 22+ base64url characters.
+    weak = ("1", "k" * 21, "has space but long enough", "x" * 256, "tab\tkey-0123456789abcdef")
+    for key in weak:
         response = await create(client, key, BODY)
         assert_problem(response, 422, "validation-error", loc=["header", "Idempotency-Key"])
     assert count(app, Game) == 0
+
+
+async def test_a_uuid_or_22_base64url_characters_are_strong_keys(client: httpx.AsyncClient) -> None:
+    for key in (str(uuid.uuid4()), "A" * 10 + "_-" + "z9" * 5):
+        assert (await create(client, key, BODY)).status_code == 201
 
 
 async def resolve(game: GameHandle, key: str, **body: Any) -> httpx.Response:
@@ -177,22 +189,22 @@ async def test_resolution_replay_creates_nothing_new(
     client: httpx.AsyncClient, app: FastAPI, game: GameHandle
 ) -> None:
     await game.set_faith(p1=5, p2=1, p3=4)
-    first = await resolve(game, "key-resolve", default_choice="support")
+    first = await resolve(game, "key-resolve-0123456789abcdef", default_choice="support")
     assert first.status_code == 201, first.text
     assert "idempotent-replayed" not in first.headers
     before = await snapshot(game)
-    again = await resolve(game, "key-resolve", default_choice="support")
+    again = await resolve(game, "key-resolve-0123456789abcdef", default_choice="support")
     assert again.status_code == 201
     assert again.headers["idempotent-replayed"] == "true"
     assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
     await assert_unchanged(game, before)
     assert before[0]["version"] == 3
-    reused = await resolve(game, "key-resolve", default_choice="refuse")
+    reused = await resolve(game, "key-resolve-0123456789abcdef", default_choice="refuse")
     assert_problem(reused, 422, "idempotency-key-reused")
     # Without the key, a second resolution is refused as usual.
     assert_problem(await game.resolve(1, default_choice="support"), 409, "report-resolved")
     await assert_unchanged(game, before)
-    row = stored_key(app, f"resolveReport:{game.id}:1", "key-resolve")
+    row = stored_key(app, f"resolveReport:{game.id}:1", "key-resolve-0123456789abcdef")
     assert row is not None and row.state == "completed"
 
 
@@ -201,14 +213,14 @@ async def test_failed_resolution_does_not_burn_the_key(
 ) -> None:
     await game.set_faith(p1=5, p2=1, p3=4)
     before = await snapshot(game)
-    failed = await resolve(game, "key-retry")
+    failed = await resolve(game, "key-retry-0123456789abcdef")
     body = assert_problem(failed, 409, "decisions-pending")
     assert body["pending"] == ["p1", "p3"]
-    assert stored_key(app, f"resolveReport:{game.id}:1", "key-retry") is None
+    assert stored_key(app, f"resolveReport:{game.id}:1", "key-retry-0123456789abcdef") is None
     await assert_unchanged(game, before)
     await game.decide(1, "p1", "support")
     await game.decide(1, "p3", "refuse")
-    retried = await resolve(game, "key-retry")
+    retried = await resolve(game, "key-retry-0123456789abcdef")
     assert retried.status_code == 201, retried.text
     assert "idempotent-replayed" not in retried.headers
     assert [o["outcome"] for o in retried.json()["outcomes"]] == [
@@ -225,15 +237,17 @@ async def test_resolution_in_flight_is_409(
     scope = f"resolveReport:{game.id}:1"
     fingerprint = request_fingerprint(scope, ResolutionCreate().model_dump_json())
     before = await snapshot(game)
-    with in_flight(app, scope, "key-busy", fingerprint):
-        assert_problem(await resolve(game, "key-busy"), 409, "idempotency-in-flight")
+    with in_flight(app, scope, "key-busy-0123456789abcdef", fingerprint):
+        assert_problem(
+            await resolve(game, "key-busy-0123456789abcdef"), 409, "idempotency-in-flight"
+        )
     await assert_unchanged(game, before)
     # The same key for another period is another scope: it is not in flight there.
     assert_problem(
         await game.client.post(
             f"{game.url}/reports/2/resolution",
             json={},
-            headers={**game.host(), "Idempotency-Key": "key-busy"},
+            headers={**game.host(), "Idempotency-Key": "key-busy-0123456789abcdef"},
         ),
         409,
         "report-out-of-order",
@@ -244,11 +258,13 @@ async def test_resolution_retry_without_the_right_token_is_401_or_403(
     client: httpx.AsyncClient, game: GameHandle
 ) -> None:
     await game.set_faith(p1=1, p2=1, p3=1)
-    assert (await resolve(game, "key-auth")).status_code == 201
+    assert (await resolve(game, "key-auth-0123456789abcdef")).status_code == 201
     url = f"{game.url}/reports/1/resolution"
-    anonymous = await client.post(url, json={}, headers={"Idempotency-Key": "key-auth"})
+    anonymous = await client.post(
+        url, json={}, headers={"Idempotency-Key": "key-auth-0123456789abcdef"}
+    )
     assert_problem(anonymous, 401, "unauthorized")
     player = await client.post(
-        url, json={}, headers={**game.player("p1"), "Idempotency-Key": "key-auth"}
+        url, json={}, headers={**game.player("p1"), "Idempotency-Key": "key-auth-0123456789abcdef"}
     )
     assert_problem(player, 403, "forbidden")

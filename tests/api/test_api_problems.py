@@ -17,6 +17,8 @@ from tests.api.conftest import GameHandle, create_game
 from tests.api.test_api_idempotency import in_flight
 from tests.api.test_api_support import CONTRACT_SLUGS, assert_problem
 
+KEY_1 = "k1-0123456789abcdefghijkl"
+KEY_2 = "k2-0123456789abcdefghijkl"
 DOWN_URL = "postgresql://postgres@127.0.0.1:1/down"
 
 
@@ -56,21 +58,21 @@ async def test_every_contract_slug_through_a_real_endpoint(
     await check("report-resolved", lambda: game.decide(1, "p1", "refuse"))
     body = {"players": [{"name": "X"}, {"name": "Y"}], "seed": 1}
     assert (
-        await client.post("/v1/games", json=body, headers={"Idempotency-Key": "k1"})
+        await client.post("/v1/games", json=body, headers={"Idempotency-Key": KEY_1})
     ).status_code == 201
     await check(
         "idempotency-key-reused",
         lambda: client.post(
-            "/v1/games", json={**body, "seed": 2}, headers={"Idempotency-Key": "k1"}
+            "/v1/games", json={**body, "seed": 2}, headers={"Idempotency-Key": KEY_1}
         ),
     )
     fingerprint = request_fingerprint(
         "createGame", GameCreate.model_validate(body).model_dump_json(by_alias=True)
     )
-    with in_flight(app, "createGame", "k2", fingerprint):
+    with in_flight(app, "createGame", KEY_2, fingerprint):
         await check(
             "idempotency-in-flight",
-            lambda: client.post("/v1/games", json=body, headers={"Idempotency-Key": "k2"}),
+            lambda: client.post("/v1/games", json=body, headers={"Idempotency-Key": KEY_2}),
         )
     huge = {"players": [{"name": f"P{i}", "leaders": []} for i in range(5000)]}
     await check("payload-too-large", lambda: client.post("/v1/games", json=huge))

@@ -17,10 +17,11 @@ from sqlalchemy.exc import OperationalError
 from starlette.types import Message
 
 from app.api.problems import PROBLEM_TYPES, problem_responses
-from app.domain.errors import DecisionsPending, InvalidInput, RuleError
+from app.api.problems.catalogue import ServiceUnavailable
+from app.domain.errors import DecisionsPending, InvalidInput, NotEligible, ServiceError
 from app.main import create_app
 from app.persistence.db import Database
-from app.services.errors import ServiceUnavailable, VersionMismatch
+from app.services.errors import VersionMismatch
 from app.settings import Settings
 from tests.api.test_api_support import CONTRACT_SLUGS
 
@@ -35,9 +36,8 @@ class StrictBody(BaseModel):
     count: int
 
 
-class Teapot(RuleError):
-    slug = "not-eligible"
-    title = "A teapot may not choose"
+class Teapot(NotEligible):
+    """A variant of a declared problem type: it answers with its parent's slug and title."""
 
 
 def _test_router() -> APIRouter:
@@ -54,11 +54,11 @@ def _test_router() -> APIRouter:
 
     @router.get("/rule-error/{kind}")
     async def rule_error(kind: str) -> None:
-        errors: dict[str, RuleError] = {
+        errors: dict[str, ServiceError] = {
             "teapot": Teapot("the teapot is short of faith"),
             "pending": DecisionsPending(["p1", "p2"]),
             "invalid": InvalidInput("unknown tile 'IV-1'", loc=("tile_id",)),
-            "version": VersionMismatch("the game is at version 3"),
+            "version": VersionMismatch("the game is at version 3", current_version=3),
             "unavailable": ServiceUnavailable("the database is down"),
         }
         raise errors[kind]
@@ -195,7 +195,7 @@ async def test_valid_body_passes(client: httpx.AsyncClient) -> None:
 
 async def test_rule_error_subclass_maps_to_its_status_and_slug(client: httpx.AsyncClient) -> None:
     body = assert_problem(await client.get("/test/rule-error/teapot"), 409, "not-eligible")
-    assert body["title"] == "A teapot may not choose"
+    assert body["title"] == NotEligible.title
     assert body["detail"] == "the teapot is short of faith"
     assert body["instance"] == "/test/rule-error/teapot"
 

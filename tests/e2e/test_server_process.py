@@ -56,7 +56,7 @@ def play_full_game(base: str) -> None:
                     ],
                     "seed": 42,
                 },
-                headers={"Idempotency-Key": "e2e-create"},
+                headers={"Idempotency-Key": "e2e-create-0123456789abcdef"},
             ),
             201,
         )
@@ -74,7 +74,7 @@ def play_full_game(base: str) -> None:
                 ],
                 "seed": 42,
             },
-            headers={"Idempotency-Key": "e2e-create"},
+            headers={"Idempotency-Key": "e2e-create-0123456789abcdef"},
         )
         assert replay.headers["idempotent-replayed"] == "true"
         assert replay.json() == created
@@ -95,7 +95,11 @@ def play_full_game(base: str) -> None:
             http.post(
                 f"{url}/reports/1/resolution",
                 json={},
-                headers={**host, "Idempotency-Key": "e2e-r1", "If-Match": '"4"'},
+                headers={
+                    **host,
+                    "Idempotency-Key": "e2e-resolve-1-0123456789ab",
+                    "If-Match": '"4"',
+                },
             ),
             201,
         )

@@ -510,7 +510,7 @@ async def test_key_of_a_resolution_that_got_503_is_free_after_the_outage(
     with running(server):
         async with http_client(server.base_url) as client:
             (game,) = [await create_game(client, PLAYERS, seed=5)]
-            headers = {**game.auth, "Idempotency-Key": "resolve-once"}
+            headers = {**game.auth, "Idempotency-Key": "resolve-once-0123456789abcdef"}
             url = f"{game.url}/reports/1/resolution"
             body = {"default_choice": "support"}
             blocker = await psycopg.AsyncConnection.connect(private_postgres.url)

@@ -113,7 +113,7 @@ def test_the_comparison_sees_a_model_the_migrations_lack(empty_url: str) -> None
     drifted = MetaData(naming_convention=NAMING_CONVENTION)
     for table in Base.metadata.sorted_tables:
         table.to_metadata(drifted)
-    drifted.tables["players"].append_column(Column("extra", Integer, nullable=True))
+    drifted.tables["games"].append_column(Column("extra", Integer, nullable=True))
     diff = _diff(empty_url, drifted)
     assert [entry[0] for entry in diff] == ["add_column"]
 

@@ -1,4 +1,4 @@
-"""Builders of stored games for the persistence tests."""
+"""Builders of stored games for the persistence tests: real states, made by the rules."""
 
 from __future__ import annotations
 
@@ -8,63 +8,57 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.persistence.models import Excommunication, Game, Player, Report, ReportDecision
+from app.domain import game as rules
+from app.domain.game import GameState, NewPlayer, apply
+from app.persistence.db import Database
+from app.persistence.repositories import Credentials, GameRepository
+from app.services.tile_packs import load_catalogue
 
-GameFactory = Callable[..., Game]
+GameFactory = Callable[..., GameState]
+AT = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+CATALOGUE = load_catalogue()
 
 
-def build_game(players: int = 3, *, reports: int = 2) -> Game:
-    """A game with ``players`` players, one excommunication each, and ``reports``
-    reports (the first resolved) with a decision per player."""
+def build_game(players: int = 3) -> GameState:
+    """A game of ``players`` with everything a state holds: faith set, the period I report
+    resolved (outcomes, an excommunication), a decision in period II, a new turn order."""
     game_id = uuid.uuid4().hex
-    now = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
-    game = Game(
-        id=game_id,
-        version=1,
-        seed=2**40 + 7,
-        expansions=["base"],
-        tile_ids={"1": "I-4", "2": "II-6", "3": "III-1"},
-        players_enter_faith=False,
-        host_token_hash="h" * 64,
-        created_at=now,
-        updated_at=now,
-    )
-    # Seats given in reverse so that the loaded order proves the ORDER BY.
-    for seat in reversed(range(players)):
-        game.players.append(
-            Player(
-                id=f"p{seat}",
-                name=f"Player {seat}",
-                seat=seat,
-                turn_position=(seat + 1) % players,
-                faith=seat,
-                report_victory_points=0,
-                leaders=["sisto_iv"] if seat == 0 else [],
-                token_hash=f"{seat:064d}",
-                excommunications=[Excommunication(period=1, tile_id="I-4")],
-            )
+    names = [
+        NewPlayer(f"Player {seat}", ("sisto_iv",) if seat == 0 else ()) for seat in range(players)
+    ]
+    events = [
+        rules.create_game(
+            CATALOGUE,
+            names,
+            ["base"],
+            seed=2**40 + 7,
+            tiles=None,
+            players_enter_faith=False,
+            random_seed=0,
         )
-    for period in reversed(range(1, reports + 1)):
-        game.reports.append(
-            Report(
-                period=period,
-                status="resolved" if period == 1 else "open",
-                outcomes=[{"player_id": "p0", "outcome": "supported"}] if period == 1 else None,
-                resolved_at=now if period == 1 else None,
-                decisions=[
-                    ReportDecision(
-                        player_id=f"p{seat}",
-                        choice="support" if seat % 2 else "refuse",
-                        updated_at=now,
-                    )
-                    for seat in reversed(range(players))
-                ],
-            )
-        )
+    ]
+    game = apply(None, events[0], game_id=game_id, seq=1, at=AT)
+    for change in (
+        lambda g: rules.set_faith(g, {f"p{seat + 1}": 2 + seat * 2 for seat in range(players)}),
+        lambda g: rules.resolve(g, 1, "support"),
+        lambda g: rules.set_turn_order(g, [*g.turn_order[1:], g.turn_order[0]]),
+        lambda g: rules.set_faith(g, {"p2": 9}),
+        lambda g: rules.set_decision(g, 2, "p2", "refuse"),
+    ):
+        game = apply(game, change(game), game_id=game_id, seq=game.version + 1, at=AT)
     return game
+
+
+def credentials(game: GameState) -> Credentials:
+    return Credentials("h" * 64, {p.id: f"{i:064d}" for i, p in enumerate(game.players)})
+
+
+def store(database: Database, game: GameState) -> None:
+    with database.transaction(write=True) as session:
+        GameRepository(session).insert(game, credentials(game), "{}", "key", AT)
 
 
 @pytest.fixture
 def make_game() -> GameFactory:
-    """``make_game(players=3, reports=2) -> Game`` (not yet added to a session)."""
+    """``make_game(players=3) -> GameState`` (not stored)."""
     return build_game

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import insert, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from app.persistence.db import Database, count_statements, is_unavailable_error, normalize_url
+from app.persistence.db import Database, is_unavailable_error, normalize_url
 from app.persistence.models import Event, Game
 from app.persistence.repositories import GameRepository
-
-GameFactory = Callable[..., Game]
+from tests.persistence.conftest import AT, GameFactory, credentials, store
+from tests.statements import count_statements
 
 INCREMENTS_PER_THREAD = 50
 
@@ -38,18 +38,14 @@ def test_a_transaction_commits_on_exit_and_rolls_back_on_error(
     migrated_database: Database, make_game: GameFactory
 ) -> None:
     kept, dropped = make_game(players=2), make_game(players=2)
-    with migrated_database.transaction(write=True) as session:
-        GameRepository(session).add(kept)
+    store(migrated_database, kept)
     with pytest.raises(RuntimeError), migrated_database.transaction(write=True) as session:
-        GameRepository(session).add(dropped)
-        session.flush()
+        GameRepository(session).insert(dropped, credentials(dropped), "{}", "k", AT)
         raise RuntimeError("use case failed")
 
     with migrated_database.transaction(write=False) as session:
-        assert GameRepository(session).exists(kept.id)
-        assert not GameRepository(session).exists(dropped.id)
-    # expire_on_commit=False: objects stay readable after their transaction.
-    assert [p.name for p in kept.players] == ["Player 1", "Player 0"]
+        assert GameRepository(session).version(kept.id) is not None
+        assert GameRepository(session).version(dropped.id) is None
 
 
 def _increment_concurrently(
@@ -63,9 +59,11 @@ def _increment_concurrently(
             start.wait()
             for _ in range(INCREMENTS_PER_THREAD):
                 with database.transaction(write=True) as session:
-                    game = GameRepository(session).get(game_id, for_update=True)
-                    assert game is not None
-                    game.version += 1
+                    repository = GameRepository(session)
+                    stored = repository.state(game_id, for_update=True)
+                    assert stored is not None
+                    bumped = replace(stored.state, version=stored.state.version + 1)
+                    repository.update(bumped, "{}", "k", AT)
         except BaseException as exc:  # reported to the test thread
             errors.append(exc)
 
@@ -81,16 +79,15 @@ def test_concurrent_writers_to_one_game_lose_no_update(
     migrated_database: Database, make_game: GameFactory
 ) -> None:
     game = make_game(players=2)
-    with migrated_database.transaction(write=True) as session:
-        GameRepository(session).add(game)
+    store(migrated_database, game)
 
     errors = _increment_concurrently(migrated_database, game.id)
 
     assert errors == []
     with migrated_database.transaction(write=False) as session:
-        stored = GameRepository(session).get(game.id)
+        stored = GameRepository(session).version(game.id)
     assert stored is not None
-    assert stored.version == 1 + 2 * INCREMENTS_PER_THREAD
+    assert stored.version == game.version + 2 * INCREMENTS_PER_THREAD
 
 
 def test_sqlite_write_transactions_begin_immediate_and_reads_do_not(sqlite_url: str) -> None:
@@ -121,17 +118,16 @@ def test_readers_are_not_blocked_by_a_writer(database_url: str, make_game: GameF
     database = Database(database_url)
     game = make_game(players=2)
     try:
-        with database.transaction(write=True) as session:
-            GameRepository(session).add(game)
+        store(database, game)
         with database.transaction(write=True) as writer:
-            loaded = GameRepository(writer).get(game.id, for_update=True)
+            repository = GameRepository(writer)
+            loaded = repository.state(game.id, for_update=True)
             assert loaded is not None
-            loaded.version = 99
-            writer.flush()
+            repository.update(replace(loaded.state, version=99), "{}", "k", AT)
             # The write lock is held: a reader still sees the last committed version.
             with database.transaction(write=False) as reader:
                 seen = reader.scalar(select(Game.version).where(Game.id == game.id))
-            assert seen == 1
+            assert seen == game.version
     finally:
         database.dispose()
 
@@ -201,11 +197,9 @@ def test_count_statements_counts_an_executemany_once(
     migrated_database: Database, make_game: GameFactory
 ) -> None:
     game = make_game(players=2)
-    with migrated_database.transaction(write=True) as session:
-        GameRepository(session).add(game)
+    store(migrated_database, game)
     rows = [
-        {"game_id": game.id, "seq": seq, "type": "t", "data": {}, "at": game.created_at}
-        for seq in range(1, 6)
+        {"game_id": game.id, "seq": seq, "type": "t", "data": {}, "at": AT} for seq in range(1, 6)
     ]
     with (
         migrated_database.engine.begin() as conn,

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from app.domain.tiles import Catalogue, Tile, load_catalogue
+from app.domain.tiles import Catalogue, Tile
+from app.services.tile_packs import load_catalogue
 
 TileGetter = Callable[..., tuple[Tile, ...]]
 

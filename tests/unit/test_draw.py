@@ -10,7 +10,8 @@ import pytest
 
 from app.domain.draw import DRAW_ALGORITHM, MAX_SEED, draw_index, draw_tiles, named_tiles
 from app.domain.errors import InvalidInput, UnknownExpansion
-from app.domain.tiles import Catalogue, load_catalogue
+from app.domain.tiles import Catalogue
+from app.services.tile_packs import load_catalogue
 
 BASE = ["base"]
 
@@ -158,4 +159,4 @@ def test_r_draw_4_enabled_pack_joins_each_pool_after_the_base_tiles(tmp_path: Pa
 def test_r_draw_4_no_extra_pack_is_bundled(catalogue: Catalogue) -> None:
     # The HoR and promo texts are not public here: only the base tiles ship.
     assert catalogue.expansions == ("base",)
-    assert len(catalogue.tiles) == 21
+    assert len(catalogue.select()) == 21

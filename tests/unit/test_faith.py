@@ -71,7 +71,7 @@ def test_r_ft_2_negative_faith_is_invalid() -> None:
 def test_r_ft_2_report_counts_faith_above_fifteen_as_fifteen() -> None:
     (outcome,) = resolve_report(1, "I-1", [ReportPlayer("a", 18, choice="support")]).outcomes
     assert outcome.faith_before == 15
-    assert outcome.faith_victory_points == 30
+    assert outcome.victory_points.faith == 30
     assert "R-FT-2" in outcome.rules
     assert any("beyond 15 is lost" in note for note in outcome.notes)
 

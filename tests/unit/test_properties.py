@@ -23,7 +23,8 @@ from app.domain.leaders import LEADERS, SISTO_IV
 from app.domain.order import OrderPlayer, placement_order
 from app.domain.report import ReportPlayer, resolve_report
 from app.domain.scoring import ScoringPlayer, final_scores
-from app.domain.tiles import Tile, load_catalogue
+from app.domain.tiles import Tile
+from app.services.tile_packs import load_catalogue
 
 CATALOGUE = load_catalogue()
 BASE = ["base"]
@@ -187,20 +188,20 @@ def test_supporting_ends_at_zero_and_pays_exactly_the_table(
     for player, outcome in zip(players, result.outcomes, strict=True):
         faith = min(player.faith, MAX_FAITH)
         assert outcome.faith_before == faith
-        assert outcome.victory_points >= 0
+        assert outcome.victory_points.total >= 0
         if outcome.outcome == "supported":
             assert outcome.faith_after == 0
-            assert outcome.faith_victory_points == FAITH_VICTORY_POINTS[faith]
+            assert outcome.victory_points.faith == FAITH_VICTORY_POINTS[faith]
             bonus = 5 if SISTO_IV in player.leaders else 0
-            assert outcome.sisto_iv_victory_points == bonus
+            assert outcome.victory_points.sisto_iv == bonus
         else:
-            assert outcome.sisto_iv_victory_points == 0
+            assert outcome.victory_points.sisto_iv == 0
             if period == 3:
                 assert outcome.faith_after == 0
-                assert outcome.faith_victory_points == FAITH_VICTORY_POINTS[faith]
+                assert outcome.victory_points.faith == FAITH_VICTORY_POINTS[faith]
             else:
                 assert outcome.faith_after == faith
-                assert outcome.faith_victory_points == 0
+                assert outcome.victory_points.faith == 0
         if faith < result.threshold:
             assert outcome.outcome in ("excommunicated", "spared")
 

@@ -7,7 +7,14 @@ import pytest
 from app.domain.errors import DecisionsPending, InvalidInput
 from app.domain.faith import faith_victory_points
 from app.domain.leaders import MARTIN_LUTERO, SISTO_IV
-from app.domain.report import Choice, Outcome, ReportPlayer, is_eligible, resolve_report
+from app.domain.report import (
+    Choice,
+    Outcome,
+    ReportPlayer,
+    ReportVictoryPoints,
+    is_eligible,
+    resolve_report,
+)
 
 TILE = {1: "I-2", 2: "II-6", 3: "III-4"}
 
@@ -66,7 +73,7 @@ def test_r_rep_4_short_player_is_excommunicated_and_keeps_faith(period: int, fai
     assert outcome.excommunicated is True
     assert outcome.tile_id == TILE[period]
     assert outcome.faith_after == faith
-    assert outcome.victory_points == 0
+    assert outcome.victory_points.total == 0
     assert "R-REP-4" in outcome.rules
 
 
@@ -88,8 +95,8 @@ def test_r_rep_5_supporting_pays_the_table_and_resets_faith(period: int, faith: 
     assert outcome.tile_id is None
     assert outcome.faith_before == faith
     assert outcome.faith_after == 0
-    assert outcome.faith_victory_points == faith_victory_points(faith)
-    assert outcome.sisto_iv_victory_points == 0
+    assert outcome.victory_points.faith == faith_victory_points(faith)
+    assert outcome.victory_points.sisto_iv == 0
 
 
 @pytest.mark.parametrize(("period", "faith"), [(1, 3), (1, 9), (2, 4), (2, 12)])
@@ -99,7 +106,7 @@ def test_r_rep_5_refusing_keeps_faith_and_excommunicates(period: int, faith: int
     assert outcome.excommunicated is True
     assert outcome.tile_id == TILE[period]
     assert outcome.faith_after == faith
-    assert outcome.victory_points == 0
+    assert outcome.victory_points.total == 0
     assert "R-REP-5" in outcome.rules
 
 
@@ -108,7 +115,7 @@ def test_r_rep_5_short_player_choice_is_ignored_with_a_note(choice: Choice) -> N
     outcome = one(1, 2, choice)
     assert outcome.outcome == "excommunicated"
     assert outcome.faith_after == 2
-    assert outcome.victory_points == 0
+    assert outcome.victory_points.total == 0
     assert any("ignored" in note for note in outcome.notes)
 
 
@@ -136,24 +143,24 @@ def test_r_rep_6_last_report_short_player_scores_faith_then_disc_zero(faith: int
     assert outcome.outcome == "excommunicated"
     assert outcome.excommunicated is True
     assert outcome.tile_id == "III-4"
-    assert outcome.faith_victory_points == vp
+    assert outcome.victory_points.faith == vp
     assert outcome.faith_after == 0
     assert "R-REP-6" in outcome.rules
 
 
 def test_r_rep_6_last_report_short_player_gets_no_sisto_bonus() -> None:
     outcome = one(3, 4, leaders=frozenset({SISTO_IV}))
-    assert outcome.faith_victory_points == 4
-    assert outcome.sisto_iv_victory_points == 0
-    assert outcome.victory_points == 4
+    assert outcome.victory_points.faith == 4
+    assert outcome.victory_points.sisto_iv == 0
+    assert outcome.victory_points.total == 4
 
 
 def test_r_rep_6_last_report_refusal_is_treated_as_short() -> None:
     outcome = one(3, 9, "refuse", leaders=frozenset({SISTO_IV}))
     assert outcome.outcome == "excommunicated"
     assert outcome.tile_id == "III-4"
-    assert outcome.faith_victory_points == 13
-    assert outcome.sisto_iv_victory_points == 0
+    assert outcome.victory_points.faith == 13
+    assert outcome.victory_points.sisto_iv == 0
     assert outcome.faith_after == 0
 
 
@@ -165,9 +172,9 @@ def test_r_rep_6_last_report_needs_no_decision_and_unchosen_supports() -> None:
     ]
     result = resolve_report(3, "III-1", players)
     a, b, c = result.outcomes
-    assert (a.outcome, a.victory_points, a.faith_after) == ("supported", 9, 0)
-    assert (b.outcome, b.victory_points, b.faith_after) == ("excommunicated", 2, 0)
-    assert (c.outcome, c.faith_victory_points, c.sisto_iv_victory_points) == ("supported", 5, 5)
+    assert (a.outcome, a.victory_points.total, a.faith_after) == ("supported", 9, 0)
+    assert (b.outcome, b.victory_points.total, b.faith_after) == ("excommunicated", 2, 0)
+    assert (c.outcome, c.victory_points.faith, c.victory_points.sisto_iv) == ("supported", 5, 5)
 
 
 def test_r_rep_6_default_refuse_does_not_apply_to_the_last_report() -> None:
@@ -175,7 +182,7 @@ def test_r_rep_6_default_refuse_does_not_apply_to_the_last_report() -> None:
     outcome = one(3, 7, default_choice="refuse", leaders=frozenset({SISTO_IV}))
     assert outcome.outcome == "supported"
     assert outcome.excommunicated is False
-    assert outcome.victory_points == 9 + 5
+    assert outcome.victory_points.total == 9 + 5
     assert "R-REP-6" in outcome.rules
 
 
@@ -194,8 +201,8 @@ def test_r_rep_7_each_player_is_judged_at_most_once_per_report() -> None:
 @pytest.mark.parametrize(("period", "faith"), [(1, 3), (2, 9), (3, 15)])
 def test_r_rep_8_sisto_iv_adds_five_when_supporting(period: int, faith: int) -> None:
     outcome = one(period, faith, "support", leaders=frozenset({SISTO_IV}))
-    assert outcome.sisto_iv_victory_points == 5
-    assert outcome.victory_points == faith_victory_points(faith) + 5
+    assert outcome.victory_points.sisto_iv == 5
+    assert outcome.victory_points.total == faith_victory_points(faith) + 5
     assert "R-REP-8" in outcome.rules
 
 
@@ -204,7 +211,7 @@ def test_r_rep_8_sisto_iv_pays_nothing_without_support(
     period: int, faith: int, choice: Choice | None
 ) -> None:
     outcome = one(period, faith, choice, leaders=frozenset({SISTO_IV}))
-    assert outcome.victory_points == 0
+    assert outcome.victory_points.total == 0
 
 
 @pytest.mark.parametrize("period", [1, 2])
@@ -214,7 +221,7 @@ def test_r_rep_9_martin_lutero_short_is_spared(period: int) -> None:
     assert outcome.excommunicated is False
     assert outcome.tile_id is None
     assert outcome.faith_after == 1
-    assert outcome.victory_points == 0
+    assert outcome.victory_points.total == 0
     assert "R-REP-9" in outcome.rules
 
 
@@ -236,13 +243,13 @@ def test_r_rep_9_martin_lutero_in_period_three_scores_faith_vp(
     assert outcome.outcome == kind
     assert outcome.excommunicated is False
     assert outcome.tile_id is None
-    assert outcome.faith_victory_points == vp
+    assert outcome.victory_points.faith == vp
     assert outcome.faith_after == 0
 
 
 def test_r_rep_9_martin_lutero_may_still_support() -> None:
     outcome = one(1, 4, "support", leaders=frozenset({MARTIN_LUTERO, SISTO_IV}))
-    assert (outcome.outcome, outcome.victory_points) == ("supported", 4 + 5)
+    assert (outcome.outcome, outcome.victory_points.total) == ("supported", 4 + 5)
 
 
 def test_r_rep_10_outcome_reports_every_field() -> None:
@@ -265,12 +272,11 @@ def test_r_rep_10_outcome_reports_every_field() -> None:
         outcome="supported",
         excommunicated=False,
         tile_id=None,
-        faith_victory_points=7,
-        sisto_iv_victory_points=5,
+        victory_points=ReportVictoryPoints(faith=7, sisto_iv=5, total=12),
         rules=a.rules,
         notes=(),
     )
-    assert a.victory_points == 12
+    assert a.victory_points.total == 12
     assert {"R-REP-5", "R-FT-1", "R-REP-8"} <= set(a.rules)
     assert (b.faith_before, b.faith_after, b.outcome, b.tile_id) == (3, 3, "excommunicated", "II-7")
-    assert b.victory_points == 0
+    assert b.victory_points.total == 0

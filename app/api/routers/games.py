@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Query, Response
 
-from app.api.deps import Games, Replays, Tiles
-from app.api.headers import IdempotencyKey, IfMatch, Token, etag
-from app.api.presenters import gains_read, game_read, player_read, replayable, scores_read
+from app.api.deps import GameUseCases
+from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.presenters import gains_read
 from app.api.problems import problem_responses
-from app.api.routers.calculations import to_gain, to_scoring_player
-from app.api.schemas.base import JSONModelResponse, WholeNumber
+from app.api.responses import (
+    JSONModelResponse,
+    etag,
+    raw_json_response,
+    replayable,
+    versioned,
+)
+from app.api.routing import StrictJSONRoute
+from app.api.schemas.base import WholeNumber
 from app.api.schemas.calculations import (
     FinalScoresResult,
     GainsResult,
     GameFinalScoresCalculation,
     PlayerGainsCalculation,
+    PlayerScoreRead,
 )
 from app.api.schemas.games import (
     EventList,
@@ -32,13 +40,26 @@ from app.api.schemas.games import (
     PlayerRead,
     TurnOrderUpdate,
 )
-from app.services.games import CreatedGame, NewPlayer
-from app.services.idempotency import StoredAnswer, request_fingerprint
+from app.services.idempotency import request_fingerprint
 
-router = APIRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=StrictJSONRoute)
 
-READ_PROBLEMS = ("unauthorized", "not-found", "service-unavailable")
-CHANGE_PROBLEMS = (*READ_PROBLEMS, "forbidden", "validation-error", "version-mismatch")
+READ_PROBLEMS = ("bad-request", "unauthorized", "not-found", "service-unavailable")
+CHANGE_PROBLEMS = (
+    *READ_PROBLEMS,
+    "forbidden",
+    "validation-error",
+    "unsupported-media-type",
+    "version-mismatch",
+    "event-limit-reached",
+)
+NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
+    304: {"description": "Not modified: `If-None-Match` names the current version."}
+}
+
+
+def not_modified(version: int) -> Response:
+    return Response(status_code=304, headers={"ETag": etag(version)})
 
 
 @router.post(
@@ -47,75 +68,41 @@ CHANGE_PROBLEMS = (*READ_PROBLEMS, "forbidden", "validation-error", "version-mis
     operation_id="createGame",
     response_model=GameCreated,
     responses=problem_responses(
+        "bad-request",
         "validation-error",
         "unknown-expansion",
+        "unsupported-media-type",
         "idempotency-key-reused",
         "idempotency-in-flight",
         "payload-too-large",
         "service-unavailable",
     ),
 )
-def create_game(
-    body: GameCreate, games: Games, catalogue: Tiles, replays: Replays, key: IdempotencyKey
-) -> Response:
+def create_game(body: GameCreate, games: GameUseCases, key: IdempotencyKey) -> Response:
     """Create a game: players (2..5) get ids p1, p2... in the order given, which is the
     first turn order. The tiles are drawn from `seed` (random when omitted) or named in
     `tiles`. The host token and the player tokens are shown only in this answer."""
-    named = None
-    if body.tiles is not None:
-        named = {1: body.tiles.period_1, 2: body.tiles.period_2, 3: body.tiles.period_3}
-    plan = games.plan_game(
-        [NewPlayer(p.name, tuple(p.leaders)) for p in body.players],
-        body.expansions,
-        body.seed,
-        named,
-        body.players_enter_faith,
-    )
-
-    def render(created: CreatedGame) -> StoredAnswer:
-        model = GameCreated(
-            game=game_read(created.game, catalogue),
-            host_token=created.host_token,
-            player_tokens=created.player_tokens,
-        )
-        return StoredAnswer(
-            201,
-            model.__pydantic_serializer__.to_json(model),
-            {"Location": f"/v1/games/{created.game.id}", "ETag": etag(created.game.version)},
-        )
-
     fingerprint = request_fingerprint("createGame", body.model_dump_json(by_alias=True))
-    answer = replays.run(
-        "createGame", key, fingerprint, lambda session: games.create_game(session, plan), render
-    )
-    return replayable(answer)
+    return replayable(games.create_game(body.to_domain(), key, fingerprint))
 
 
 @router.get(
     "/{game_id}",
     operation_id="getGame",
     response_model=GameRead,
-    responses={
-        304: {"description": "Not modified (If-None-Match names the current version)."},
-        **problem_responses(*READ_PROBLEMS),
-    },
+    responses={**NOT_MODIFIED, **problem_responses(*READ_PROBLEMS)},
 )
-def get_game(
-    game_id: str,
-    games: Games,
-    catalogue: Tiles,
-    token: Token,
-    if_none_match: Annotated[str | None, Header()] = None,
-) -> Response:
+def get_game(game_id: str, games: GameUseCases, token: Token, cached: IfNoneMatch) -> Response:
     """The game with its players, tiles, turn order and report statuses; `ETag` is its version."""
-    game = games.get_game(game_id, token)
-    tag = etag(game.version)
-    # If-None-Match compares weakly (RFC 9110): W/"3" matches "3".
-    if if_none_match is not None and tag in [
-        t.strip().removeprefix("W/") for t in if_none_match.split(",")
-    ]:
-        return Response(status_code=304, headers={"ETag": tag})
-    return JSONModelResponse(game_read(game, catalogue), headers={"ETag": tag})
+    if cached:
+        # A client polling with the ETag it holds costs one small read, no document.
+        version = games.current_version(game_id, token)
+        if version in cached:
+            return not_modified(version)
+    document = games.get_game(game_id, token)
+    if document.version in cached:
+        return not_modified(document.version)
+    return raw_json_response(document.body, 200, {"ETag": etag(document.version)})
 
 
 @router.put(
@@ -125,15 +112,22 @@ def get_game(
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
 def set_player_faith(
-    game_id: str, player_id: str, body: FaithUpdate, games: Games, token: Token, version: IfMatch
+    game_id: str,
+    player_id: str,
+    body: FaithUpdate,
+    games: GameUseCases,
+    token: Token,
+    if_match: IfMatch,
 ) -> JSONModelResponse:
     """R-FT-2: set one player's faith; above 15 is stored as 15 and `faith_lost` says how
     much was lost. The host may; a player only for itself in a `players_enter_faith` game."""
-    game, lost = games.set_faith(game_id, {player_id: body.faith}, token, version, single=True)
-    player = next(p for p in game.players if p.id == player_id)
-    return JSONModelResponse(
-        PlayerFaithRead(player=player_read(player), faith_lost=lost[player_id]),
-        headers={"ETag": etag(game.version)},
+    change = games.set_faith(game_id, {player_id: body.faith}, token, if_match, single=True)
+    (player,) = change.players
+    return versioned(
+        PlayerFaithRead(
+            player=PlayerRead.model_validate(player), faith_lost=change.lost[player_id]
+        ),
+        change.version,
     )
 
 
@@ -144,15 +138,16 @@ def set_player_faith(
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
 def set_faith(
-    game_id: str, body: FaithBatchUpdate, games: Games, token: Token, version: IfMatch
+    game_id: str, body: FaithBatchUpdate, games: GameUseCases, token: Token, if_match: IfMatch
 ) -> JSONModelResponse:
     """R-FT-2: the host sets several players' faith in one transaction."""
-    game, lost = games.set_faith(game_id, body.faith, token, version, single=False)
-    return JSONModelResponse(
+    change = games.set_faith(game_id, body.faith, token, if_match, single=False)
+    return versioned(
         FaithBatchRead(
-            players=[player_read(p) for p in game.players if p.id in body.faith], faith_lost=lost
+            players=[PlayerRead.model_validate(p) for p in change.players],
+            faith_lost=change.lost,
         ),
-        headers={"ETag": etag(game.version)},
+        change.version,
     )
 
 
@@ -163,11 +158,16 @@ def set_faith(
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
 def set_leaders(
-    game_id: str, player_id: str, body: LeadersUpdate, games: Games, token: Token, version: IfMatch
+    game_id: str,
+    player_id: str,
+    body: LeadersUpdate,
+    games: GameUseCases,
+    token: Token,
+    if_match: IfMatch,
 ) -> JSONModelResponse:
     """The player's active leaders that matter here: Sisto IV, Santa Rita, Martin Lutero."""
-    game, player = games.set_leaders(game_id, player_id, body.leaders, token, version)
-    return JSONModelResponse(player_read(player), headers={"ETag": etag(game.version)})
+    game = games.set_leaders(game_id, player_id, body.leaders, token, if_match)
+    return versioned(PlayerRead.model_validate(game.player(player_id)), game.version)
 
 
 @router.put(
@@ -177,16 +177,11 @@ def set_leaders(
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
 def set_turn_order(
-    game_id: str,
-    body: TurnOrderUpdate,
-    games: Games,
-    catalogue: Tiles,
-    token: Token,
-    version: IfMatch,
-) -> JSONModelResponse:
+    game_id: str, body: TurnOrderUpdate, games: GameUseCases, token: Token, if_match: IfMatch
+) -> Response:
     """R-REP-3: the turn order reports use; every player exactly once."""
-    game = games.set_turn_order(game_id, body.turn_order, token, version)
-    return JSONModelResponse(game_read(game, catalogue), headers={"ETag": etag(game.version)})
+    document = games.set_turn_order(game_id, body.turn_order, token, if_match)
+    return raw_json_response(document.body, 200, {"ETag": etag(document.version)})
 
 
 @router.post(
@@ -194,16 +189,22 @@ def set_turn_order(
     operation_id="calculatePlayerGains",
     response_model=GainsResult,
     responses=problem_responses(
-        "unauthorized", "forbidden", "not-found", "validation-error", "service-unavailable"
+        "bad-request",
+        "unauthorized",
+        "forbidden",
+        "not-found",
+        "validation-error",
+        "unsupported-media-type",
+        "service-unavailable",
     ),
 )
 def gain_adjustments(
-    game_id: str, player_id: str, body: PlayerGainsCalculation, games: Games, token: Token
+    game_id: str, player_id: str, body: PlayerGainsCalculation, games: GameUseCases, token: Token
 ) -> JSONModelResponse:
     """R-GAIN-*: the gains under the player's stored excommunications and leaders.
     Computes only; stores nothing."""
-    result = games.gain_adjustments(game_id, player_id, [to_gain(g) for g in body.gains], token)
-    return JSONModelResponse(gains_read(result))
+    gains = [g.to_domain() for g in body.gains]
+    return JSONModelResponse(gains_read(games.gain_adjustments(game_id, player_id, gains, token)))
 
 
 @router.post(
@@ -211,38 +212,51 @@ def gain_adjustments(
     operation_id="calculateGameFinalScores",
     response_model=FinalScoresResult,
     responses=problem_responses(
-        "unauthorized", "not-found", "validation-error", "service-unavailable"
+        "bad-request",
+        "unauthorized",
+        "not-found",
+        "validation-error",
+        "unsupported-media-type",
+        "service-unavailable",
     ),
 )
 def game_final_scores(
-    game_id: str, body: GameFinalScoresCalculation, games: Games, token: Token
+    game_id: str, body: GameFinalScoresCalculation, games: GameUseCases, token: Token
 ) -> JSONModelResponse:
     """R-END-*: final scores with each player's stored excommunications (so far, when
     called before the end). Every player listed once by id. Computes only."""
-    scores = games.final_scores(game_id, [to_scoring_player(p) for p in body.players], token)
-    return JSONModelResponse(FinalScoresResult(players=scores_read(scores)))
+    scores = games.final_scores(game_id, [p.to_domain() for p in body.players], token)
+    return JSONModelResponse(
+        FinalScoresResult(players=[PlayerScoreRead.model_validate(s) for s in scores])
+    )
 
 
 @router.get(
     "/{game_id}/events",
     operation_id="listGameEvents",
     response_model=EventList,
-    responses=problem_responses(
-        "unauthorized", "not-found", "validation-error", "service-unavailable"
-    ),
+    responses={
+        **NOT_MODIFIED,
+        **problem_responses(*READ_PROBLEMS, "validation-error"),
+    },
 )
 def list_events(
     game_id: str,
-    games: Games,
+    games: GameUseCases,
     token: Token,
+    cached: IfNoneMatch,
     after: Annotated[int, Query(ge=0, le=2**31 - 1), WholeNumber] = 0,
     limit: Annotated[int, Query(ge=1, le=1000), WholeNumber] = 100,
-) -> JSONModelResponse:
-    """Every change to the game, in order: `seq` equals the game version it produced."""
-    events = games.list_events(game_id, after, limit, token)
-    return JSONModelResponse(
-        EventList(
-            events=[EventRead(seq=e.seq, type=e.type, at=e.at, data=e.data) for e in events],
-            last_seq=events[-1].seq if events else after,
-        )
+) -> Response:
+    """Every change to the game, in order: `seq` equals the game version it produced.
+    The `ETag` is the game's version (a page of an append-only log changes only with it)."""
+    if cached:
+        version = games.current_version(game_id, token)
+        if version in cached:
+            return not_modified(version)
+    version, events = games.list_events(game_id, after, limit, token)
+    page = EventList(
+        events=[EventRead.model_validate(e) for e in events],
+        last_seq=events[-1].seq if events else after,
     )
+    return versioned(page, version)

@@ -6,9 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.api.deps import Tiles
+from app.api.deps import TileCatalogue
 from app.api.problems import problem_responses
-from app.api.schemas.base import JSONModelResponse, WholeNumber, raw_json_response
+from app.api.responses import JSONModelResponse, raw_json_response
+from app.api.schemas.base import WholeNumber
 from app.api.schemas.reference import (
     FaithStep,
     FaithTrack,
@@ -51,7 +52,7 @@ async def get_faith_track() -> Response:
     responses=problem_responses("validation-error", "unknown-expansion"),
 )
 async def list_tiles(
-    catalogue: Tiles,
+    catalogue: TileCatalogue,
     period: Annotated[int | None, Query(ge=1, le=3), WholeNumber] = None,
     expansion: Annotated[str | None, Query(max_length=32)] = None,
 ) -> JSONModelResponse:
@@ -71,7 +72,7 @@ async def list_tiles(
     response_model=TileRead,
     responses=problem_responses("not-found"),
 )
-async def get_tile(tile_id: str, catalogue: Tiles) -> JSONModelResponse:
+async def get_tile(tile_id: str, catalogue: TileCatalogue) -> JSONModelResponse:
     tile = catalogue.get(tile_id)
     if tile is None:
         raise NotFound(f"No excommunication tile {tile_id!r}.")
@@ -84,7 +85,7 @@ async def get_tile(tile_id: str, catalogue: Tiles) -> JSONModelResponse:
     response_model=TileDrawRead,
     responses=problem_responses("validation-error", "unknown-expansion"),
 )
-async def draw(body: TileDrawCreate, catalogue: Tiles) -> JSONModelResponse:
+async def draw(body: TileDrawCreate, catalogue: TileCatalogue) -> JSONModelResponse:
     """R-DRAW-1/2: one tile per period, reproducible from the seed (nothing is stored).
     The algorithm is documented in docs/rules.md so a client can verify the draw."""
     seed = new_seed(MAX_SEED) if body.seed is None else body.seed

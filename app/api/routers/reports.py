@@ -6,64 +6,78 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from app.api.deps import Replays, Reports
-from app.api.headers import IdempotencyKey, IfMatch, Token, etag
-from app.api.presenters import replayable, report_read
+from app.api.deps import ReportUseCases
+from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.presenters import report_read
 from app.api.problems import problem_responses
-from app.api.schemas.base import JSONModelResponse, WholeNumber
+from app.api.responses import replayable, versioned
+from app.api.routers.games import NOT_MODIFIED, not_modified
+from app.api.routing import StrictJSONRoute
+from app.api.schemas.base import WholeNumber
 from app.api.schemas.games import DecisionUpdate, ReportRead, ResolutionCreate
-from app.persistence.models import Game, Report
-from app.services.idempotency import StoredAnswer, request_fingerprint
+from app.services.idempotency import request_fingerprint
 
-router = APIRouter(prefix="/v1/games/{game_id}/reports", tags=["reports"])
+router = APIRouter(
+    prefix="/v1/games/{game_id}/reports", tags=["reports"], route_class=StrictJSONRoute
+)
 Period = Annotated[int, Path(ge=1, le=3, description="1, 2 or 3 (periods I-III)"), WholeNumber]
 
-REPORT_STATE_PROBLEMS = ("report-resolved", "report-out-of-order")
+CHANGE_PROBLEMS = (
+    "bad-request",
+    "unauthorized",
+    "forbidden",
+    "not-found",
+    "validation-error",
+    "unsupported-media-type",
+    "version-mismatch",
+    "report-resolved",
+    "report-out-of-order",
+    "event-limit-reached",
+    "service-unavailable",
+)
 
 
 @router.get(
     "/{period}",
     operation_id="getReport",
     response_model=ReportRead,
-    responses=problem_responses(
-        "unauthorized", "not-found", "validation-error", "service-unavailable"
-    ),
+    responses={
+        **NOT_MODIFIED,
+        **problem_responses(
+            "bad-request", "unauthorized", "not-found", "validation-error", "service-unavailable"
+        ),
+    },
 )
-def get_report(game_id: str, reports: Reports, token: Token, period: Period) -> JSONModelResponse:
+def get_report(
+    game_id: str, reports: ReportUseCases, token: Token, cached: IfNoneMatch, period: Period
+) -> Response:
     """The report of a period: who is eligible (faith at or above the threshold), who chose
-    what, and once resolved the outcome of every player."""
-    game, report = reports.get_report(game_id, period, token)
-    return JSONModelResponse(report_read(game, report), headers={"ETag": etag(game.version)})
+    what, and once resolved the outcome of every player. The `ETag` is the game's version."""
+    game = reports.get_report(game_id, period, token)
+    if game.version in cached:
+        return not_modified(game.version)
+    return versioned(report_read(game, period), game.version)
 
 
 @router.put(
     "/{period}/decisions/{player_id}",
     operation_id="setReportDecision",
     response_model=ReportRead,
-    responses=problem_responses(
-        "unauthorized",
-        "forbidden",
-        "not-found",
-        "validation-error",
-        "version-mismatch",
-        "not-eligible",
-        *REPORT_STATE_PROBLEMS,
-        "service-unavailable",
-    ),
+    responses=problem_responses(*CHANGE_PROBLEMS, "not-eligible"),
 )
 def set_decision(
     game_id: str,
     player_id: str,
     body: DecisionUpdate,
-    reports: Reports,
+    reports: ReportUseCases,
     token: Token,
-    version: IfMatch,
+    if_match: IfMatch,
     period: Period,
-) -> JSONModelResponse:
+) -> Response:
     """R-REP-5: an eligible player (or the host for them) chooses `support` or `refuse`;
     the choice can be changed until the report is resolved."""
-    game, report = reports.set_decision(game_id, period, player_id, body.choice, token, version)
-    return JSONModelResponse(report_read(game, report), headers={"ETag": etag(game.version)})
+    game = reports.set_decision(game_id, period, player_id, body.choice, token, if_match)
+    return versioned(report_read(game, period), game.version)
 
 
 @router.post(
@@ -72,25 +86,18 @@ def set_decision(
     operation_id="resolveReport",
     response_model=ReportRead,
     responses=problem_responses(
-        "unauthorized",
-        "forbidden",
-        "not-found",
-        "validation-error",
-        "version-mismatch",
+        *CHANGE_PROBLEMS,
         "decisions-pending",
-        *REPORT_STATE_PROBLEMS,
         "idempotency-key-reused",
         "idempotency-in-flight",
-        "service-unavailable",
     ),
 )
 def resolve_report(
     game_id: str,
     body: ResolutionCreate,
-    reports: Reports,
-    replays: Replays,
+    reports: ReportUseCases,
     token: Token,
-    version: IfMatch,
+    if_match: IfMatch,
     key: IdempotencyKey,
     period: Period,
 ) -> Response:
@@ -99,26 +106,8 @@ def resolve_report(
     without one the answer is 409 `decisions-pending` naming them. Period 3 needs no
     decisions: an eligible player who did not choose supports (R-REP-6), whatever the
     default, since refusing there can only cost them."""
-    scope = f"resolveReport:{game_id}:{period}"
-    if key is not None:
-        # A replay must not skip access control: check the host token first.
-        reports.require_host(game_id, token, "resolve a report")
-    fingerprint = request_fingerprint(scope, body.model_dump_json())
-
-    def render(result: tuple[Game, Report]) -> StoredAnswer:
-        game, report = result
-        model = report_read(game, report)
-        return StoredAnswer(
-            201, model.__pydantic_serializer__.to_json(model), {"ETag": etag(game.version)}
-        )
-
-    answer = replays.run(
-        scope,
-        key,
-        fingerprint,
-        lambda session: reports.resolve(
-            session, game_id, period, body.default_choice, token, version
-        ),
-        render,
+    fingerprint = request_fingerprint(f"resolveReport:{game_id}:{period}", body.model_dump_json())
+    answer = reports.resolve(
+        game_id, period, body.default_choice, token, if_match, key, fingerprint
     )
     return replayable(answer)

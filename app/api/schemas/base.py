@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 # A bound on every count a client sends: far above any real game, far below overflow.
@@ -37,9 +36,12 @@ class StrictModel(BaseModel):
 
 
 class ResponseModel(BaseModel):
-    """Responses may grow new fields; clients ignore the ones they do not know."""
+    """Responses may grow new fields; clients ignore the ones they do not know.
 
-    model_config = ConfigDict(from_attributes=False)
+    Built from the domain's values by attribute (``model_validate(value)``) where their
+    names agree, so a presenter never lists a shape's fields a second time."""
+
+    model_config = ConfigDict(from_attributes=True)
 
 
 class Resources(StrictModel):
@@ -57,21 +59,3 @@ class Resources(StrictModel):
 
     def as_bag(self) -> dict[str, int]:
         return {key: value for key, value in self.model_dump().items() if value}
-
-
-class JSONModelResponse(Response):
-    """A response serialised straight from a pydantic model: no second validation pass."""
-
-    media_type = "application/json"
-
-    def __init__(
-        self,
-        model: BaseModel,
-        status_code: int = 200,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(model.__pydantic_serializer__.to_json(model), status_code, headers)
-
-
-def raw_json_response(body: bytes, status_code: int, headers: dict[str, Any]) -> Response:
-    return Response(body, status_code=status_code, headers=headers, media_type="application/json")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from app.api.schemas.base import (
@@ -15,11 +13,14 @@ from app.api.schemas.base import (
     TileId,
     examples,
 )
-from app.domain.actions import FamilyMember, Origin
+from app.domain.actions import ActionRequest, FamilyMember, Origin
 from app.domain.effects import Action
-from app.domain.gains import SourceKind, WoodOrStone
+from app.domain.gains import Gain, SourceKind, WoodOrStone
 from app.domain.leaders import LeaderId as Leader
-from app.domain.report import Choice, Outcome
+from app.domain.order import OrderPlayer
+from app.domain.report import Choice, Outcome, ReportPlayer
+from app.domain.scoring import ScoringPlayer
+from app.services.calculations import Holding
 
 Excommunications = list[TileId]
 
@@ -36,6 +37,9 @@ class ReportPlayerIn(StrictModel):
     faith: Amount
     leaders: list[Leader] = Field(default_factory=list, max_length=3)
     choice: Choice | None = None
+
+    def to_domain(self) -> ReportPlayer:
+        return ReportPlayer(self.id, self.faith, frozenset(self.leaders), self.choice)
 
 
 class VaticanReportCalculation(StrictModel):
@@ -57,48 +61,10 @@ class VaticanReportCalculation(StrictModel):
     default_choice: Choice | None = None
 
 
-class OutcomeVictoryPoints(ResponseModel):
-    faith: int
-    sisto_iv: int
-    total: int
-
-
-class OutcomeRead(ResponseModel):
-    player_id: str
-    faith_before: int
-    faith_after: int
-    threshold: int
-    outcome: Literal["supported", "excommunicated", "refused", "spared"]
-    excommunicated: bool
-    tile_id: str | None
-    victory_points: OutcomeVictoryPoints
-    rules: list[str]
-    notes: list[str] = Field(default_factory=list)
-
-    @classmethod
-    def of(cls, o: Outcome) -> OutcomeRead:
-        return cls(
-            player_id=o.player_id,
-            faith_before=o.faith_before,
-            faith_after=o.faith_after,
-            threshold=o.threshold,
-            outcome=o.outcome,
-            excommunicated=o.excommunicated,
-            tile_id=o.tile_id,
-            victory_points=OutcomeVictoryPoints(
-                faith=o.faith_victory_points,
-                sisto_iv=o.sisto_iv_victory_points,
-                total=o.victory_points,
-            ),
-            rules=list(o.rules),
-            notes=list(o.notes),
-        )
-
-
 class VaticanReportResult(ResponseModel):
     period: int
     threshold: int
-    outcomes: list[OutcomeRead]
+    outcomes: list[Outcome]
 
 
 # ---- Gains ----------------------------------------------------------------------------
@@ -124,6 +90,15 @@ class GainIn(StrictModel):
     resources: Resources = Field(default_factory=Resources)
     privileges: list[Resources] = Field(default_factory=list, max_length=5)
     wood_or_stone: WoodOrStone | None = None
+
+    def to_domain(self) -> Gain:
+        return Gain(
+            source_kind=self.source.kind,
+            source_name=self.source.name,
+            resources=self.resources.as_bag(),
+            privileges=tuple(p.as_bag() for p in self.privileges),
+            wood_or_stone=self.wood_or_stone,
+        )
 
 
 _GAINS_EXAMPLE = [
@@ -206,6 +181,19 @@ class ActionValueCalculation(StrictModel):
     modifier: int = Field(default=0, ge=-99, le=99)
     required_value: int | None = Field(default=None, ge=0, le=99)
 
+    def to_domain(self) -> ActionRequest:
+        return ActionRequest(
+            action=self.action,
+            origin=self.origin,
+            family_member=self.family_member,
+            die=self.die,
+            base_value=self.base_value,
+            large_space=self.large_space,
+            servants_spent=self.servants_spent,
+            modifier=self.modifier,
+            required_value=self.required_value,
+        )
+
 
 class ValueStepRead(ResponseModel):
     rule: str
@@ -231,6 +219,11 @@ class OrderPlayerIn(StrictModel):
     id: PlayerRef
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
     family_members: int = Field(default=4, ge=0, le=6)
+
+    def to_domain(self) -> Holding[OrderPlayer]:
+        return Holding(
+            OrderPlayer(self.id, family_members=self.family_members), self.excommunications
+        )
 
 
 class PlacementOrderCalculation(StrictModel):
@@ -287,11 +280,26 @@ class ScoringPlayerFields(StrictModel):
     resources: BoardResources = Field(default_factory=BoardResources)
     building_costs: BuildingCosts = Field(default_factory=BuildingCosts)
 
+    def to_domain(self) -> ScoringPlayer:
+        return ScoringPlayer(
+            id=self.id,
+            victory_points=self.victory_points,
+            military_points=self.military_points,
+            territories=self.territories,
+            characters=self.characters,
+            venture_points=self.venture_points,
+            resources=self.resources.model_dump(),
+            building_costs=self.building_costs.model_dump(),
+        )
+
 
 class ScoringPlayerIn(ScoringPlayerFields):
     model_config = examples({"id": "anna", "victory_points": 26, "excommunications": ["III-4"]})
 
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
+
+    def held(self) -> Holding[ScoringPlayer]:
+        return Holding(self.to_domain(), self.excommunications)
 
 
 _SCORING_EXAMPLE = {

@@ -8,11 +8,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from app.api.schemas.base import PlayerRef, ResponseModel, StrictModel, examples
-from app.api.schemas.calculations import OutcomeRead
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
+from app.domain.game import NewPlayer
 from app.domain.leaders import LeaderId as Leader
-from app.domain.report import Choice
+from app.domain.report import Choice, Outcome
+from app.services.games import NewGame
 
 PlayerName = Annotated[
     str,
@@ -37,6 +38,9 @@ class NamedTiles(StrictModel):
     period_1: str = Field(alias="1", min_length=1, max_length=16)
     period_2: str = Field(alias="2", min_length=1, max_length=16)
     period_3: str = Field(alias="3", min_length=1, max_length=16)
+
+    def by_period(self) -> dict[int, str]:
+        return {1: self.period_1, 2: self.period_2, 3: self.period_3}
 
 
 class GameCreate(StrictModel):
@@ -63,6 +67,15 @@ class GameCreate(StrictModel):
     tiles: NamedTiles | None = None
     players_enter_faith: bool = False
 
+    def to_domain(self) -> NewGame:
+        return NewGame(
+            players=[NewPlayer(p.name, tuple(p.leaders)) for p in self.players],
+            expansions=self.expansions,
+            seed=self.seed,
+            tiles=None if self.tiles is None else self.tiles.by_period(),
+            players_enter_faith=self.players_enter_faith,
+        )
+
 
 class ExcommunicationRead(ResponseModel):
     period: int
@@ -74,7 +87,7 @@ class PlayerRead(ResponseModel):
     name: str
     faith: int
     report_victory_points: int
-    leaders: list[str]
+    leaders: list[Leader]
     excommunications: list[ExcommunicationRead]
 
 
@@ -161,7 +174,7 @@ class ReportRead(ResponseModel):
     status: Literal["open", "resolved"]
     tile_id: str
     decisions: list[DecisionRead]
-    outcomes: list[OutcomeRead] | None
+    outcomes: list[Outcome] | None
     resolved_at: datetime | None = None
 
 

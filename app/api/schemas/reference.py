@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from app.api.schemas.base import ResponseModel, StrictModel, examples
 from app.domain.draw import MAX_SEED
-from app.domain.effects import effect_as_dict
 from app.domain.tiles import Tile
+from app.services.tile_packs import TileEffect, effect_model
 
 
 class FaithStep(ResponseModel):
@@ -38,10 +36,7 @@ class TileRead(ResponseModel):
     id: str = Field(examples=["I-2"])
     period: int
     expansion: str
-    effect: dict[str, Any] = Field(
-        description="The effect kind and its parameters, e.g. "
-        '{"kind": "gain_reduction", "resources": ["coins"], "amount": 1}'
-    )
+    effect: TileEffect = Field(description="The effect kind and its parameters.")
     text: TileText
 
     @classmethod
@@ -50,7 +45,7 @@ class TileRead(ResponseModel):
             id=tile.id,
             period=tile.period,
             expansion=tile.expansion,
-            effect=effect_as_dict(tile.effect),
+            effect=effect_model(tile.effect),
             text=TileText(en=tile.text["en"], it=tile.text["it"]),
         )
 

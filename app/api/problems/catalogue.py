@@ -1,0 +1,87 @@
+"""The problem types this service answers with, all declared by their error classes.
+
+The rules declare theirs in ``app/domain/errors.py``, the use cases in
+``app/services/errors.py``; the answers only the HTTP layer gives are declared here. This
+module imports all three so that :data:`PROBLEM_TYPES` is complete wherever it is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import app.services.errors  # noqa: F401  (declares the use cases' problem types)
+from app.domain.errors import ServiceError
+
+PROBLEM_TYPE_PREFIX = "/problems/"
+
+
+class BadRequest(ServiceError):
+    slug = "bad-request"
+    status = 400
+    title = "Bad request"
+    description = (
+        "The request is malformed in a way no body field names, e.g. a header that may be "
+        "sent once is sent twice."
+    )
+
+
+class MethodNotAllowed(ServiceError):
+    slug = "method-not-allowed"
+    status = 405
+    title = "Method not allowed"
+    description = "The route exists but not with this method; `Allow` lists the methods it takes."
+
+
+class NotAcceptable(ServiceError):
+    slug = "not-acceptable"
+    status = 406
+    title = "Not acceptable"
+    description = "The service cannot answer in the media type asked."
+
+
+class PayloadTooLarge(ServiceError):
+    slug = "payload-too-large"
+    status = 413
+    title = "Request body too large"
+    description = "The request body is larger than this service accepts."
+
+
+class UnsupportedMediaType(ServiceError):
+    slug = "unsupported-media-type"
+    status = 415
+    title = "Unsupported media type"
+    description = "The request body must be `application/json`."
+
+
+class RequestHeaderFieldsTooLarge(ServiceError):
+    slug = "request-header-fields-too-large"
+    status = 431
+    title = "Request header fields too large"
+    description = "The request's headers are larger than this service accepts."
+
+
+class ServiceUnavailable(ServiceError):
+    slug = "service-unavailable"
+    status = 503
+    title = "Service unavailable"
+    description = (
+        "The service cannot answer now (its database is unreachable, or it is at its limit "
+        "of connections); retry after `Retry-After` seconds."
+    )
+
+
+class InternalError(ServiceError):
+    slug = "internal-error"
+    status = 500
+    title = "Internal error"
+    description = (
+        "A bug in this service. It is logged with the request id; nothing else is disclosed."
+    )
+
+
+#: Every problem type, by slug.
+PROBLEM_TYPES: Mapping[str, type[ServiceError]] = ServiceError.declared
+
+
+def problem_type_uri(slug: str) -> str:
+    return PROBLEM_TYPE_PREFIX + slug

@@ -1,0 +1,46 @@
+"""Responses written straight from bytes or a model (no second validation pass), and the
+headers that carry a game's version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Response
+from pydantic import BaseModel
+
+from app.services.idempotency import StoredAnswer
+
+
+class JSONModelResponse(Response):
+    """A response serialised straight from a pydantic model."""
+
+    media_type = "application/json"
+
+    def __init__(
+        self,
+        model: BaseModel,
+        status_code: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(model.__pydantic_serializer__.to_json(model), status_code, headers)
+
+
+def raw_json_response(body: bytes, status_code: int, headers: dict[str, Any]) -> Response:
+    return Response(body, status_code=status_code, headers=headers, media_type="application/json")
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def versioned(model: BaseModel, version: int, status_code: int = 200) -> JSONModelResponse:
+    """A document about a game, with the game's version as its ETag."""
+    return JSONModelResponse(model, status_code, {"ETag": etag(version)})
+
+
+def replayable(answer: StoredAnswer) -> Response:
+    """The answer of an idempotent operation, marked when it is a replay of the first."""
+    headers = dict(answer.headers)
+    if answer.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return raw_json_response(answer.body, answer.status_code, headers)

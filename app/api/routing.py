@@ -1,0 +1,85 @@
+"""Routes whose JSON bodies are read strictly.
+
+FastAPI reads a body with ``json.loads``, which guesses UTF-16 and UTF-32 from the bytes
+and lets the last of two equal keys win; and a body of another media type reaches the
+model as raw bytes (a confusing 422). Here a body must be ``application/json`` (or
+``+json``; a request without ``Content-Type`` is read as JSON) else 415, UTF-8 else 422, and
+an object may not repeat a key (422 naming it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Coroutine
+from email.message import Message
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+
+from app.api.problems.catalogue import UnsupportedMediaType
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def _is_json(content_type: str) -> bool:
+    message = Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+class StrictJSONRequest(Request):
+    """A request whose JSON body must be UTF-8 and repeat no key in any object.
+
+    Its errors are ``JSONDecodeError`` so that FastAPI answers them as every other JSON
+    error: a 422 ``validation-error`` at ``body`` saying what is wrong.
+    """
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise json.JSONDecodeError("the body is not UTF-8 text", "", exc.start) from None
+            try:
+                self._json = json.loads(text, object_pairs_hook=_no_duplicates)
+            except _DuplicateKey as exc:
+                raise json.JSONDecodeError(
+                    f"the key {exc.args[0]!r} appears twice in one object", text, 0
+                ) from None
+        return self._json
+
+
+class StrictJSONRoute(APIRoute):
+    """An APIRoute that takes JSON bodies only (415 otherwise), read strictly."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        takes_body = self.body_field is not None
+
+        async def strict_handler(request: Request) -> Response:
+            content_type = request.headers.get("content-type")
+            if takes_body and content_type is not None and not _is_json(content_type):
+                raise UnsupportedMediaType(
+                    f"The body must be application/json, not {content_type.split(';')[0]!r}."
+                )
+            return await handler(StrictJSONRequest(request.scope, request.receive))
+
+        return strict_handler

@@ -1,0 +1,29 @@
+"""What the use cases need from the layer above them, declared here so they depend on no web
+code: the rendering of the answers they store (the read model, idempotent answers)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from app.domain.game import GameState
+
+
+class Presenter(Protocol):
+    """Renders stored games into the public documents (``app/api/presenters.py``)."""
+
+    #: Names the renderer and the tile catalogue it renders with: a stored document made
+    #: under another key is stale and rendered again.
+    key: str
+
+    def game(self, game: GameState) -> str:
+        """The game document (``GET /v1/games/{id}``), JSON."""
+        ...
+
+    def created(self, game: GameState, host_token: str, player_tokens: Mapping[str, str]) -> bytes:
+        """The answer to a game creation, JSON."""
+        ...
+
+    def report(self, game: GameState, period: int) -> bytes:
+        """The report of ``period`` (``GET /v1/games/{id}/reports/{period}``), JSON."""
+        ...

@@ -1,0 +1,219 @@
+"""The transactions every use case on a stored game runs in.
+
+A read takes the game's row in one statement and checks the token. A change loads the
+row locked, checks access (401/403/404) and then the version (412), folds the one event
+the use case logs into the state, and stores the new state, its rendered document and the
+event numbered by the new version, all in one transaction: the log, the state and the read
+model cannot disagree. A use case reads top to bottom::
+
+    with self.transactions.changing(game_id, token) as change:
+        player = change.game.player(player_id)        # 404
+        change.who.require_host("change leaders")     # 403
+        change.check_version(if_match)                # 412
+        change.apply(set_leaders(change.game, player_id, leaders))
+    return change.game.player(player_id)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.domain.errors import NotFound
+from app.domain.game import GameEvent, GameState, apply
+from app.persistence.db import Database
+from app.persistence.models import utcnow
+from app.persistence.repositories import (
+    Credentials,
+    EventRepository,
+    GameRepository,
+    LoggedEvent,
+    StoredGame,
+)
+from app.services.access import Principal, authenticate
+from app.services.errors import EventLimitReached, VersionMismatch
+from app.services.ports import Presenter
+
+# Game ids are uuid4 hex: anything else cannot name a game, so it is a 404 without a query
+# (and never reaches the database: PostgreSQL rejects a NUL byte in text outright).
+_GAME_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _no_game(game_id: str) -> NotFound:
+    return NotFound(f"No game {game_id!r}.")
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    game: GameState
+    who: Principal
+
+
+@dataclass(frozen=True, slots=True)
+class GameDocument:
+    """A game as clients read it: its version and its rendered document."""
+
+    version: int
+    body: bytes
+
+
+class Change:
+    """A change in progress: the locked game, who asks, and the one event it logs."""
+
+    def __init__(self, game: GameState, who: Principal, max_events: int) -> None:
+        self.game = game
+        self.who = who
+        self.event: GameEvent | None = None
+        self.document: GameDocument | None = None  # the read model, once stored
+        self.at = utcnow()  # when it happens: the event's time, and the game's last change
+        self._max_events = max_events
+        self._version_checked = False
+
+    def check_version(self, expected: Collection[int] | None) -> None:
+        """412 unless ``expected`` (the versions the client's If-Match names) holds the
+        game's version; None (no If-Match, or ``*``) always passes.
+
+        Called after the access checks, so that a stranger learns nothing from a 412."""
+        self._version_checked = True
+        if expected is None or self.game.version in expected:
+            return
+        named = (
+            f"names version {', '.join(str(v) for v in sorted(expected))}"
+            if expected
+            else 'is not an ETag this service issued (e.g. "3")'
+        )
+        raise VersionMismatch(
+            f"If-Match {named}, but the game is at version {self.game.version}: "
+            "read it again and retry.",
+            current_version=self.game.version,
+        )
+
+    def apply(self, event: GameEvent) -> GameState:
+        """Fold the change's event into the game (stored when the transaction ends)."""
+        if not self._version_checked:
+            raise RuntimeError("check_version() must come before apply(): a 412 is owed first")
+        if self.event is not None:
+            raise RuntimeError("a change logs exactly one event")
+        if self.game.version >= self._max_events:
+            raise EventLimitReached(
+                f"Game {self.game.id} has logged {self.game.version} changes, the most a "
+                "game may; it can still be read."
+            )
+        self.event = event
+        self.game = apply(
+            self.game, event, game_id=self.game.id, seq=self.game.version + 1, at=self.at
+        )
+        return self.game
+
+
+class GameTransactions:
+    """Reads and changes of one stored game, for the use cases (``games.py``, ``reports.py``)."""
+
+    def __init__(self, db: Database, presenter: Presenter, *, max_events: int) -> None:
+        self.db = db
+        self.presenter = presenter
+        self.max_events = max_events
+
+    # ---- reads --------------------------------------------------------------------------
+
+    @contextmanager
+    def reading(self, game_id: str, token: str | None) -> Iterator[Reading]:
+        """The game's state and who asks, in one statement."""
+        with self.db.transaction(write=False) as session:
+            stored = self._stored(GameRepository(session), game_id, for_update=False)
+        yield Reading(stored.state, authenticate(stored.credentials, token))
+
+    def document(self, game_id: str, token: str | None) -> GameDocument:
+        """The read model: one statement, no state parsed; a document rendered by another
+        renderer (an older release, another tile catalogue) is rendered again once."""
+        with self.db.transaction(write=False) as session:
+            repository = GameRepository(session)
+            stored = repository.document(game_id) if _GAME_ID.fullmatch(game_id) else None
+            if stored is None:
+                raise _no_game(game_id)
+            authenticate(stored.credentials, token)
+            if stored.document is not None and stored.key == self.presenter.key:
+                return GameDocument(stored.version, stored.document.encode())
+        return self._render_again(game_id, token)
+
+    def version(self, game_id: str, token: str | None) -> int:
+        """The game's version, for a conditional read: one statement, no document."""
+        with self.db.transaction(write=False) as session:
+            return self._version(session, game_id, token)
+
+    def events(
+        self, game_id: str, token: str | None, after: int, limit: int
+    ) -> tuple[int, list[LoggedEvent]]:
+        """The game's version and its events after ``after`` (at most ``limit``)."""
+        with self.db.transaction(write=False) as session:
+            version = self._version(session, game_id, token)
+            return version, EventRepository(session).list_after(game_id, after, limit)
+
+    @staticmethod
+    def _version(session: Session, game_id: str, token: str | None) -> int:
+        stored = GameRepository(session).version(game_id) if _GAME_ID.fullmatch(game_id) else None
+        if stored is None:
+            raise _no_game(game_id)
+        authenticate(stored.credentials, token)
+        return stored.version
+
+    def _render_again(self, game_id: str, token: str | None) -> GameDocument:
+        with self.db.transaction(write=True) as session:
+            repository = GameRepository(session)
+            stored = self._stored(repository, game_id, for_update=False)
+            authenticate(stored.credentials, token)
+            document = self.presenter.game(stored.state)
+            repository.refresh_document(game_id, stored.state.version, document, self.presenter.key)
+        return GameDocument(stored.state.version, document.encode())
+
+    # ---- changes ------------------------------------------------------------------------
+
+    @contextmanager
+    def changing(
+        self, game_id: str, token: str | None, *, session: Session | None = None
+    ) -> Iterator[Change]:
+        """The game locked for a change, in ``session`` or a write transaction of its own."""
+        if session is None:
+            with (
+                self.db.transaction(write=True) as own,
+                self.changing(game_id, token, session=own) as change,
+            ):
+                yield change
+            return
+        repository = GameRepository(session)
+        stored = self._stored(repository, game_id, for_update=True)
+        change = Change(stored.state, authenticate(stored.credentials, token), self.max_events)
+        yield change
+        if change.event is None:
+            raise RuntimeError("a change must apply() the event it logs")
+        document = self.presenter.game(change.game)
+        repository.update(change.game, document, self.presenter.key, change.at)
+        change.document = GameDocument(change.game.version, document.encode())
+        EventRepository(session).append(game_id, change.game.version, change.event, change.at)
+
+    def create(
+        self, session: Session, game_id: str, event: GameEvent, credentials: Credentials
+    ) -> GameState:
+        """Store a new game from its first event."""
+        now = utcnow()
+        game = apply(None, event, game_id=game_id, seq=1, at=now)
+        GameRepository(session).insert(
+            game, credentials, self.presenter.game(game), self.presenter.key, now
+        )
+        EventRepository(session).append(game_id, game.version, event, now)
+        return game
+
+    @staticmethod
+    def _stored(repository: GameRepository, game_id: str, *, for_update: bool) -> StoredGame:
+        stored = (
+            repository.state(game_id, for_update=for_update)
+            if _GAME_ID.fullmatch(game_id)
+            else None
+        )
+        if stored is None:
+            raise _no_game(game_id)
+        return stored
