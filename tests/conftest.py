@@ -7,6 +7,9 @@
 - ``database_url``: a clean, migrated (``alembic upgrade head``) database, once on SQLite
   and once on PostgreSQL (the latter marked ``postgres``).
 - ``migrated_database``: a ``Database`` on ``database_url``, disposed after the test.
+- ``sqlite_migrated_template``, ``postgres_migrated_url`` (session-wide, migrated once) and
+  ``truncate_all``: what ``database_url`` is built from, for fixtures of a wider scope that
+  need a clean database too (``tests/api/hostile/conftest.py``).
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def _sqlite_migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sqlite_migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated once per session; each test gets a copy of it."""
     path = tmp_path_factory.mktemp("sqlite_template") / "template.db"
     upgrade(f"sqlite:///{path}")
@@ -112,7 +115,7 @@ def _sqlite_migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def _postgres_migrated_url(postgres_server_url: str) -> Iterator[str]:
+def postgres_migrated_url(postgres_server_url: str) -> Iterator[str]:
     """One throwaway PostgreSQL database per session, migrated once."""
     name = _create_database(postgres_server_url)
     url = _with_database(postgres_server_url, name)
@@ -123,7 +126,9 @@ def _postgres_migrated_url(postgres_server_url: str) -> Iterator[str]:
         _drop_database(postgres_server_url, name)
 
 
-def _truncate_all(url: str) -> None:
+def truncate_all(url: str) -> None:
+    """Empty every table of the PostgreSQL database at ``url`` (its schema and Alembic
+    version kept), for a fixture that reuses the session's migrated database."""
     with psycopg.connect(url, autocommit=True) as conn:
         # A connection leaked by an earlier test must fail this one, not hang it.
         conn.execute("SET lock_timeout = '10s'")
@@ -156,12 +161,12 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     ``create_all``.
     """
     if request.param == "sqlite":
-        template: Path = request.getfixturevalue("_sqlite_migrated_template")
+        template: Path = request.getfixturevalue("sqlite_migrated_template")
         path = tmp_path / "test.db"
         shutil.copyfile(template, path)
         return f"sqlite:///{path}"
-    url: str = request.getfixturevalue("_postgres_migrated_url")
-    _truncate_all(url)
+    url: str = request.getfixturevalue("postgres_migrated_url")
+    truncate_all(url)
     return url
 
 

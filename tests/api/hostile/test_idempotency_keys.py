@@ -1,0 +1,96 @@
+"""The Idempotency-Key header of the two endpoints that take one: POST /v1/games and POST
+/v1/games/{id}/reports/{period}/resolution."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.hostile.harness import GAMES, NEW_GAME, Case, CaseRunner, G, case
+
+CREATION_CASES = [
+    case(
+        "create-idempotency-key-256",
+        "POST",
+        GAMES,
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body=NEW_GAME,
+        headers={"Idempotency-Key": "k" * 256},
+    ),
+    case(
+        "create-idempotency-key-space",
+        "POST",
+        GAMES,
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body=NEW_GAME,
+        headers={"Idempotency-Key": "my key"},
+    ),
+    case(
+        "create-idempotency-key-non-ascii",
+        "POST",
+        GAMES,
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body=NEW_GAME,
+        headers={"Idempotency-Key": "clé-ключ".encode()},
+    ),
+    case(
+        "create-idempotency-key-empty",
+        "POST",
+        GAMES,
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body=NEW_GAME,
+        headers={"Idempotency-Key": ""},
+    ),
+]
+
+RESOLUTION_CASES = [
+    case(
+        "resolution-idempotency-key-long",
+        "POST",
+        f"{G}/reports/1/resolution",
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body={},
+        headers={"Idempotency-Key": "k" * 300},
+    ),
+    case(
+        "resolution-idempotency-key-tab",
+        "POST",
+        f"{G}/reports/1/resolution",
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body={},
+        headers={"Idempotency-Key": "a\tb"},
+    ),
+    case(
+        "resolution-idempotency-key-non-ascii",
+        "POST",
+        f"{G}/reports/1/resolution",
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body={},
+        headers={"Idempotency-Key": "ключ".encode()},
+    ),
+]
+
+
+@pytest.mark.parametrize("c", CREATION_CASES)
+async def test_hostile_stateless(run_stateless_case: CaseRunner, c: Case) -> None:
+    """POST /v1/games: a problem, and nothing stored."""
+    await run_stateless_case(c)
+
+
+@pytest.mark.parametrize("c", RESOLUTION_CASES)
+async def test_hostile_game(run_game_case: CaseRunner, c: Case) -> None:
+    """A resolution: a problem, and the game exactly as it was."""
+    await run_game_case(c)
