@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Response
 from app.api.deps import TileCatalogue
 from app.api.problems import problem_responses
 from app.api.responses import JSONModelResponse, raw_json_response
+from app.api.routing import StrictJSONRoute
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.reference import (
     FaithStep,
@@ -24,7 +25,7 @@ from app.domain.errors import NotFound, UnknownExpansion
 from app.domain.faith import FAITH_VICTORY_POINTS, MAX_FAITH, PERIODS
 from app.services.tokens import new_seed
 
-router = APIRouter(prefix="/v1", tags=["reference"])
+router = APIRouter(prefix="/v1", tags=["reference"], route_class=StrictJSONRoute)
 CACHEABLE = {"Cache-Control": "public, max-age=3600"}
 
 # The faith track never changes: serialise it once, at import.
@@ -83,7 +84,7 @@ async def get_tile(tile_id: str, catalogue: TileCatalogue) -> JSONModelResponse:
     "/tile-draws",
     operation_id="drawTiles",
     response_model=TileDrawRead,
-    responses=problem_responses("validation-error", "unknown-expansion"),
+    responses=problem_responses("validation-error", "unknown-expansion", "unsupported-media-type"),
 )
 async def draw(body: TileDrawCreate, catalogue: TileCatalogue) -> JSONModelResponse:
     """R-DRAW-1/2: one tile per period, reproducible from the seed (nothing is stored).

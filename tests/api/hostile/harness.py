@@ -28,7 +28,7 @@ PROBLEM = "application/problem+json"
 JSON_CT = {"content-type": "application/json"}
 MAX_BODY = 65536
 UNSET: Any = object()
-TABLES = ("games", "players", "reports", "report_decisions", "excommunications", "events")
+TABLES = ("games", "events")
 TABLES_WITH_KEYS = (*TABLES, "idempotency_keys")
 
 # ---- paths and bodies more than one table uses ----------------------------------------------

@@ -72,12 +72,13 @@ CASES = [
     raw("player-faith-nan", "PUT", f"{G}/players/p1/faith", b'{"faith": NaN}', ("body", "faith")),
     raw("player-faith-truncated", "PUT", f"{G}/players/p1/faith", b'{"faith": 3', ("body", 11)),
     raw("player-faith-trailing", "PUT", f"{G}/players/p1/faith", b'{"faith": 3}}', ("body", 12)),
-    raw(
+    case(
         "player-faith-text-plain",
         "PUT",
         f"{G}/players/p1/faith",
-        b'{"faith": 3}',
-        ("body",),
+        415,
+        "unsupported-media-type",
+        content=b'{"faith": 3}',
         headers={"content-type": "text/plain"},
     ),
     raw(

@@ -49,6 +49,57 @@ CASES = [
         body={"players": ["Anna", "Bruno"]},
     ),
     # player names
+    # Names that hide what they are: invisible, format and bidi-control characters, or no
+    # letter or digit at all (issue 8); "An\u200bna" would sit beside "Anna" looking the same.
+    v422(
+        "create-name-zero-width-space", "POST", GAMES, NAMES_LOC, body=_names("Anna", "An\u200bna")
+    ),
+    v422("create-name-only-zero-width", "POST", GAMES, NAMES_LOC, body=_names("Anna", "\u200b")),
+    v422("create-name-bidi-override", "POST", GAMES, NAMES_LOC, body=_names("Anna", "\u202eanna")),
+    v422("create-name-bidi-isolate", "POST", GAMES, NAMES_LOC, body=_names("Anna", "Bo\u2066b")),
+    v422(
+        "create-name-zwj-emoji",
+        "POST",
+        GAMES,
+        NAMES_LOC,
+        body=_names("A", "\U0001f469\u200d\U0001f467"),
+    ),
+    v422("create-name-hangul-filler", "POST", GAMES, NAMES_LOC, body=_names("Anna", "\u3164")),
+    v422("create-name-soft-hyphen", "POST", GAMES, NAMES_LOC, body=_names("Anna", "An\u00adna")),
+    v422("create-name-punctuation-only", "POST", GAMES, NAMES_LOC, body=_names("Anna", "!!!")),
+    v422("create-name-emoji-only", "POST", GAMES, NAMES_LOC, body=_names("Anna", "\U0001f981")),
+    v422(
+        "create-name-fullwidth-variant", "POST", GAMES, NAMES_LOC, body=_names("Anna", "\uff21nna")
+    ),
+    # JSON that reads two ways: a repeated key, or a body that is not UTF-8 (issue 8)
+    raw(
+        "create-json-duplicate-key",
+        "POST",
+        GAMES,
+        b'{"players": [{"name": "A"}, {"name": "B"}], "seed": 1, "seed": 2}',
+        ("body", 0),
+    ),
+    raw(
+        "create-json-duplicate-nested-key",
+        "POST",
+        GAMES,
+        b'{"players": [{"name": "A", "name": "Z"}, {"name": "B"}]}',
+        ("body", 0),
+    ),
+    raw(
+        "create-json-utf16",
+        "POST",
+        GAMES,
+        '{"players": [{"name": "A"}, {"name": "B"}]}'.encode("utf-16"),
+        ("body", 0),
+    ),
+    raw(
+        "create-json-utf32",
+        "POST",
+        GAMES,
+        '{"players": [{"name": "A"}, {"name": "B"}]}'.encode("utf-32"),
+        ("body", 0),
+    ),
     v422("create-name-duplicate", "POST", GAMES, NAMES_LOC, body=_names("Anna", "Anna")),
     v422("create-name-case-variant", "POST", GAMES, NAMES_LOC, body=_names("Anna", "aNNA")),
     v422(
@@ -292,12 +343,13 @@ CASES = [
     ),
     raw("create-json-empty", "POST", GAMES, b"", ("body",)),
     raw("create-deep-array", "POST", GAMES, deep_array(), None),
-    raw(
+    case(
         "create-form-encoded",
         "POST",
         GAMES,
-        b"players=Anna&players=Bruno",
-        ("body",),
+        415,
+        "unsupported-media-type",
+        content=b"players=Anna&players=Bruno",
         headers={"content-type": "application/x-www-form-urlencoded"},
     ),
     case(

@@ -29,7 +29,7 @@ CASES = [
         404,
         "not-found",
         body={},
-        headers={"Idempotency-Key": "nul-1"},
+        headers={"Idempotency-Key": "nul-1-0123456789abcdefghij"},
     ),
     case("game-id-invalid-utf8", "GET", "/v1/games/%FF%FE", 404, "not-found"),
     case("game-id-emoji", "GET", "/v1/games/%F0%9F%A6%81", 404, "not-found"),

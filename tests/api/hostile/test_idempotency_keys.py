@@ -8,6 +8,21 @@ import pytest
 from tests.api.hostile.harness import GAMES, NEW_GAME, Case, CaseRunner, G, case
 
 CREATION_CASES = [
+    # A key must carry at least 128 bits (a UUID, or 22+ base64url characters): a guessable
+    # key would let a stranger replay another client's answer, tokens included.
+    *[
+        case(
+            f"create-idempotency-key-weak-{name}",
+            "POST",
+            GAMES,
+            422,
+            "validation-error",
+            ("header", "Idempotency-Key"),
+            body=NEW_GAME,
+            headers={"Idempotency-Key": key},
+        )
+        for name, key in [("1", "1"), ("21-chars", "k" * 21), ("dotted", "a.b.c.d.e.f.g.h.i.j.k.l")]
+    ],
     case(
         "create-idempotency-key-256",
         "POST",
@@ -51,6 +66,16 @@ CREATION_CASES = [
 ]
 
 RESOLUTION_CASES = [
+    case(
+        "resolution-idempotency-key-weak",
+        "POST",
+        f"{G}/reports/1/resolution",
+        422,
+        "validation-error",
+        ("header", "Idempotency-Key"),
+        body={},
+        headers={"Idempotency-Key": "retry-1"},
+    ),
     case(
         "resolution-idempotency-key-long",
         "POST",

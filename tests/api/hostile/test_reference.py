@@ -103,20 +103,22 @@ CASES = [
     raw("draw-json-empty", "POST", DRAW, b"", ("body",)),
     raw("draw-json-not-utf8", "POST", DRAW, b'{"seed": "\xff\xfe"}', None),
     raw("draw-json-deep-object", "POST", DRAW, deep_object(), None),
-    raw(
+    case(
         "draw-text-plain",
         "POST",
         DRAW,
-        b'{"seed": 1}',
-        ("body",),
+        415,
+        "unsupported-media-type",
+        content=b'{"seed": 1}',
         headers={"content-type": "text/plain"},
     ),
-    raw(
+    case(
         "draw-form-encoded",
         "POST",
         DRAW,
-        b"seed=1",
-        ("body",),
+        415,
+        "unsupported-media-type",
+        content=b"seed=1",
         headers={"content-type": "application/x-www-form-urlencoded"},
     ),
     raw("draw-no-content-type", "POST", DRAW, b'{"seed": 1}', ("body",), headers={}),
