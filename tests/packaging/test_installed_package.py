@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.live_server import REPO_ROOT, Server, running
-from tests.packaging.conftest import Installation, run
+from tests.packaging.installation import Installation, run
 
 MIGRATIONS = REPO_ROOT / "migrations"
 
