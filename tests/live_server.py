@@ -35,11 +35,15 @@ class Server:
         *,
         migrate: bool = True,
         workers: int = 1,
+        python: str = sys.executable,
+        cwd: Path = REPO_ROOT,
     ):
         self.database_url = database_url
         self.name = name
         self.migrate = migrate
         self.workers = workers
+        self.python = python
+        self.cwd = cwd
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"{name}-{self.port}.log"
@@ -48,14 +52,14 @@ class Server:
     def start(self) -> Server:
         env = dict(os.environ)
         env.update(DATABASE_URL=self.database_url, LOG_LEVEL="warning", PYTHONUNBUFFERED="1")
-        args = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [self.python, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
         if not self.migrate:
             args.append("--no-migrate")
         if self.workers != 1:
             args += ["--workers", str(self.workers)]
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                args, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+                args, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT
             )
         return self
 

@@ -18,16 +18,29 @@ from sqlalchemy.pool import NullPool
 import app
 from app.persistence.db import normalize_url
 
-MIGRATIONS_DIR = Path(app.__file__).resolve().parent.parent / "migrations"
+_PACKAGE_DIR = Path(app.__file__).resolve().parent
+# An installed wheel carries the repo's top-level `migrations/` inside the package
+# (pyproject.toml maps it to `app/migrations`); a checkout (editable install, tests) has it
+# beside `app/`, where `alembic revision` must write new scripts.
+_MIGRATIONS_DIRS = (_PACKAGE_DIR / "migrations", _PACKAGE_DIR.parent / "migrations")
 
 # pg_advisory_lock key shared by every process migrating this service's database.
 _MIGRATION_LOCK_KEY = 0x5641_5449_4341_4E  # "VATICAN"
 
 
+def migrations_dir() -> Path:
+    """The folder of the Alembic scripts: the installed package's, else the checkout's."""
+    for folder in _MIGRATIONS_DIRS:
+        if (folder / "env.py").is_file():
+            return folder
+    searched = ", ".join(str(folder) for folder in _MIGRATIONS_DIRS)
+    raise RuntimeError(f"the Alembic migrations are missing (looked in {searched})")
+
+
 def alembic_config(url: str) -> Config:
     """An Alembic configuration for the database at ``url``."""
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("script_location", str(migrations_dir()))
     normalized = normalize_url(url)
     # "%" is ConfigParser's interpolation character (it occurs in escaped passwords).
     config.set_main_option("sqlalchemy.url", normalized.replace("%", "%%"))

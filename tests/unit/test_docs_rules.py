@@ -1,10 +1,11 @@
 """docs/rules.md stays true: its draw example and reference implementations match the
-service's own draw (R-DRAW-2), and it documents every rule id."""
+service's own draw (R-DRAW-2). (Its rule ids: test_rule_coverage.py.)"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -17,7 +18,6 @@ from app.domain.draw import MAX_SEED, draw_tiles
 from app.domain.tiles import Catalogue
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-RULES = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
 SEEDS = [0, 1, 42, 2**53 + 1, MAX_SEED]
 
 
@@ -58,6 +58,8 @@ def test_r_draw_2_docs_javascript_reference_matches_the_draw(
 ) -> None:
     node = shutil.which("node")
     if node is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("node is not installed: CI must run the JavaScript reference")
         pytest.skip("node is not installed")
     pools = json.dumps(base_pools(catalogue))
     seeds = json.dumps([str(seed) for seed in SEEDS])
@@ -72,10 +74,3 @@ def test_r_draw_2_docs_javascript_reference_matches_the_draw(
     for seed, answer in zip(SEEDS, json.loads(done.stdout), strict=True):
         expected = {str(p): t.id for p, t in draw_tiles(catalogue, ["base"], seed).tiles.items()}
         assert answer == expected
-
-
-@pytest.mark.skipif(not RULES.exists(), reason=f"RULES.md not found at {RULES}")
-def test_docs_rules_describes_every_rule_id() -> None:
-    ids = re.findall(r"\*\*(R-[A-Z]+-\d+)\*\*", RULES.read_text("utf-8"))
-    documented = set(re.findall(r"\*\*(R-[A-Z]+-\d+)\*\*", DOC.read_text("utf-8")))
-    assert [rule_id for rule_id in ids if rule_id not in documented] == []
