@@ -42,7 +42,7 @@ async def test_a_game_report_and_events_answer_304_to_their_current_etag(
         assert first.status_code == 200, (path, first.text)
         etag = first.headers["etag"]
         again = await game.client.get(
-            f"{game.url}{path}", headers={**game.host(), "If-None-Match": f"W/{etag}, \"99\""}
+            f"{game.url}{path}", headers={**game.host(), "If-None-Match": f'W/{etag}, "99"'}
         )
         assert (again.status_code, again.content) == (304, b""), path
         assert again.headers["etag"] == etag
