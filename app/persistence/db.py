@@ -146,7 +146,7 @@ class Database:
         self.timeouts = timeouts = timeouts or DatabaseTimeouts()
         backend = make_url(self.url).get_backend_name()
         options: dict[str, Any] = {"echo": echo, "pool_size": pool_size}
-        if make_url(self.url).database not in (None, "", ":memory:"):
+        if backend != "sqlite" or make_url(self.url).database not in (None, "", ":memory:"):
             # (an in-memory SQLite database has one connection per thread, no queue)
             options["pool_timeout"] = timeouts.pool_ms / 1000
         self.watchdog: Watchdog | None = None
