@@ -262,6 +262,27 @@ def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
     return False
 
 
+def unavailable_detail(exc: BaseException) -> str:
+    """What a client is told about the outage ``exc`` (``is_unavailable_error``)."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    state = getattr(orig, "sqlstate", None)
+    if state == "55P03" or (
+        isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig).lower()
+    ):
+        return (
+            "Another change held what this one needs (the game, or the database's write "
+            "lock) for longer than the service waits; retry shortly."
+        )
+    if state == "57014":
+        return (
+            "The database did not finish this call within the service's bound (it is busy, "
+            "or another change holds what this one needs); retry shortly."
+        )
+    if isinstance(exc, PoolTimeoutError):
+        return "Every database connection is busy; retry shortly."
+    return "The database is unavailable; retry shortly."
+
+
 def is_lock_not_available(exc: BaseException) -> bool:
     """True when a ``FOR UPDATE NOWAIT`` found the row locked by another transaction."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import anyio.to_thread
 
-from app.persistence.db import Database, is_unavailable_error
+from app.persistence.db import Database, is_unavailable_error, unavailable_detail
 
 # Readiness probes that may wait on the database at once; a probe the bound gave up on
 # keeps its thread until the database bounds end it, so this also caps such threads.
@@ -36,3 +36,9 @@ def is_outage(exc: BaseException) -> bool:
     """True when ``exc`` means the database is unreachable, down or locked up (a 503, not
     a bug): rule errors, constraint violations and the like are answers, not outages."""
     return is_unavailable_error(exc)
+
+
+def outage_detail(exc: BaseException) -> str:
+    """The problem ``detail`` for the outage ``exc``: a lock waited for too long, a
+    statement past its bound, or a database that is away."""
+    return unavailable_detail(exc)

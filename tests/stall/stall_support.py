@@ -24,7 +24,7 @@ from tests.integration.support import Game, Server, create_game, slug
 # Small bounds so that each test ends in seconds (documented defaults are larger).
 BOUNDS = {
     "DB_LOCK_TIMEOUT_MS": "2000",
-    "DB_STATEMENT_TIMEOUT_MS": "2000",
+    "DB_STATEMENT_TIMEOUT_MS": "2500",
     "DB_HOLD_TIMEOUT_MS": "3000",
     "DB_POOL_TIMEOUT_MS": "2000",
     "DB_CONNECT_TIMEOUT_S": "2",
@@ -33,6 +33,14 @@ BOUNDS = {
     "MAX_CONCURRENT_WRITES": "3",
     "RETRY_AFTER_SECONDS": "1",
 }
+# A change refused for a lock it waited for too long (PostgreSQL's lock_timeout applies
+# to each lock a statement waits for, one after the other: behind another waiting change
+# the statement_timeout may come first), or for want of a write slot.
+LOCK_DETAILS = (
+    "Another change held what this one needs",
+    "The database did not finish this call within the service's bound",
+    "3 changes are already waiting",
+)
 # The client gives up here: far past every bound above, so a timeout means "hung".
 CLIENT_TIMEOUT_S = 20.0
 
@@ -58,6 +66,7 @@ class Timed:
     slug: str | None
     retry_after: str | None
     seconds: float
+    detail: str = ""
 
     def __str__(self) -> str:
         return f"{self.what}: {self.status} {self.slug} in {self.seconds:.2f}s"
@@ -75,6 +84,7 @@ async def timed(client: httpx.AsyncClient, what: str, method: str, url: str, **k
         slug(response),
         response.headers.get("retry-after"),
         time.monotonic() - start,
+        response.json().get("detail", "") if slug(response) else "",
     )
 
 

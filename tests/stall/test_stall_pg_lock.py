@@ -12,7 +12,14 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.stall.stall_support import client, start_server, timed, two_games, writes_and_reads
+from tests.stall.stall_support import (
+    LOCK_DETAILS,
+    client,
+    start_server,
+    timed,
+    two_games,
+    writes_and_reads,
+)
 
 pytestmark = pytest.mark.postgres
 
@@ -49,6 +56,7 @@ async def _scenario(base_url: str, database_url: str) -> None:
         for write in writes:
             assert write.status == 503 and write.slug == "service-unavailable", report
             assert write.retry_after == "1", report
+            assert write.detail.startswith(LOCK_DETAILS), (write.detail, report)
             assert write.seconds < 10.0, report
         after = await timed(
             http,

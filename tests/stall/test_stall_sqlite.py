@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.stall.stall_support import client, start_server, timed, two_games, writes_and_reads
+from tests.stall.stall_support import (
+    LOCK_DETAILS,
+    client,
+    start_server,
+    timed,
+    two_games,
+    writes_and_reads,
+)
 
 
 def test_a_held_sqlite_write_lock_blocks_no_reader_and_writers_end_in_503(
@@ -52,6 +59,7 @@ async def _scenario(base_url: str, path: Path) -> None:
         for write in writes:
             assert write.status == 503 and write.slug == "service-unavailable", report
             assert write.retry_after == "1", report
+            assert write.detail.startswith(LOCK_DETAILS), (write.detail, report)
             assert write.seconds < 10.0, report
         # The lock is gone: the same process writes again.
         after = await timed(
