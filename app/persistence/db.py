@@ -26,7 +26,6 @@ settings) so that a stuck database costs a request a 503, never a thread for eve
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -208,16 +207,13 @@ def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:
     ) -> None:
         key = id(record)
         watchdog.arm(key, dbapi_connection.fileno())
-        cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("SELECT 1")
+            # The dialect's own ping (pool_pre_ping's): SELECT 1 outside any transaction.
+            engine.dialect.do_ping(dbapi_connection)
         except Exception as exc:
             if watchdog.fired_on(key):
                 raise
             raise DisconnectionError(f"stale pooled connection: {exc}") from exc
-        finally:
-            with contextlib.suppress(Exception):  # a broken connection: the pool deals
-                cursor.close()
 
     def on_release(_dbapi_connection: Any, record: ConnectionPoolEntry, *_: Any) -> None:
         watchdog.disarm(id(record))
