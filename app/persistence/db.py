@@ -252,7 +252,8 @@ def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
         return True
     if isinstance(orig, psycopg.OperationalError):
         # Connection failures carry no SQLSTATE; a live server answering with an error
-        # (deadlock, lock timeout, serialization failure) does.
+        # (deadlock, serialization failure) does; our own lock and statement timeouts are
+        # outages all the same: the client should retry later.
         state = orig.sqlstate
         return state is None or state.startswith("08") or state in _PG_UNAVAILABLE_STATES
     return False
