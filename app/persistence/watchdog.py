@@ -40,7 +40,9 @@ class Watchdog:
         self._fired: set[int] = set()
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
-        self._closed = False
+        # A thread runs while its generation is current: ``close`` ends it, and the next
+        # ``arm`` (an engine may be used again after ``dispose``) starts a new one.
+        self._generation = 0
 
     def arm(self, key: int, fileno: int) -> None:
         """Start the clock for the connection ``key`` whose socket is ``fileno``."""
@@ -49,8 +51,10 @@ class Watchdog:
             self._fired.discard(key)
             previous = self._armed.pop(key, None)
             self._armed[key] = _Armed(time.monotonic() + self.bound_s, sock)
-            if self._thread is None and not self._closed:
-                self._thread = threading.Thread(target=self._run, name="db-watchdog", daemon=True)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, args=(self._generation,), name="db-watchdog", daemon=True
+                )
                 self._thread.start()
             elif len(self._armed) == 1:
                 self._cond.notify()
@@ -71,17 +75,18 @@ class Watchdog:
 
     def close(self) -> None:
         with self._cond:
-            self._closed = True
+            self._generation += 1
+            self._thread = None
             entries = list(self._armed.values())
             self._armed.clear()
-            self._cond.notify()
+            self._cond.notify_all()
         for entry in entries:
             entry.sock.close()
 
-    def _run(self) -> None:
+    def _run(self, generation: int) -> None:
         while True:
             with self._cond:
-                if self._closed:
+                if generation != self._generation:
                     return
                 now = time.monotonic()
                 expired = [k for k, e in self._armed.items() if e.deadline <= now]

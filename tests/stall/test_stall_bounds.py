@@ -68,3 +68,19 @@ def test_the_watchdog_shuts_down_a_socket_held_past_its_bound_and_only_that_one(
         watchdog.close()
         for sock in (held, peer, returned, returned_peer):
             sock.close()
+
+
+def test_the_watchdog_works_again_after_close() -> None:
+    """``Database.dispose`` closes it; an engine used again must still be guarded."""
+    held, peer = socket.socketpair()
+    watchdog = Watchdog(0.2)
+    try:
+        watchdog.close()
+        watchdog.arm(1, held.fileno())
+        held.settimeout(5)
+        assert held.recv(1) == b""
+        assert watchdog.fired == 1
+    finally:
+        watchdog.close()
+        held.close()
+        peer.close()
