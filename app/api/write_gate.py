@@ -13,9 +13,15 @@ held), for at most ``wait_s`` seconds, then gets a 503 ``service-unavailable`` w
 from __future__ import annotations
 
 import anyio
+from prometheus_client import Counter
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
+
+REFUSED = Counter(
+    "write_gate_refused_total",
+    "Changes answered 503 because no write slot freed up within DB_POOL_TIMEOUT_MS.",
+)
 
 GATED_PREFIX = "/v1/games"
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -45,6 +51,7 @@ class WriteGate:
             await self._semaphore.acquire()
             admitted = True
         if not admitted:
+            REFUSED.inc()
             await self._busy(scope, send)
             return
         try:

@@ -21,6 +21,13 @@ import threading
 import time
 from dataclasses import dataclass
 
+from prometheus_client import Counter
+
+CUT_CONNECTIONS = Counter(
+    "db_connections_cut_total",
+    "Database connections whose socket the watchdog shut down (held past DB_HOLD_TIMEOUT_MS).",
+)
+
 logger = logging.getLogger("app.database")
 
 
@@ -101,6 +108,7 @@ class Watchdog:
                     continue
             for entry in fired:
                 self.fired += 1
+                CUT_CONNECTIONS.inc()
                 logger.warning(
                     "database connection held for more than %.1f s: its socket is shut down",
                     self.bound_s,

@@ -120,3 +120,6 @@ async def _scenario(base_url: str, cluster: PrivatePostgres) -> None:
             headers=game.auth,
         )
         assert write.status == 200, write
+        metrics = (await http.get("/metrics")).text
+        cut = [line for line in metrics.splitlines() if line.startswith("db_connections_cut_total")]
+        assert cut and float(cut[0].split()[-1]) >= 1, cut
