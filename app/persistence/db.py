@@ -30,6 +30,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -82,14 +83,9 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def _sqlite_on_connect(busy_timeout_ms: int) -> Any:
-    def on_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
-        _on_sqlite_connect(dbapi_connection, busy_timeout_ms)
-
-    return on_connect
-
-
-def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, busy_timeout_ms: int) -> None:
+def _on_sqlite_connect(
+    dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry, *, busy_timeout_ms: int
+) -> None:
     # Autocommit at the driver level: the "begin" listener below emits BEGIN itself.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
@@ -160,7 +156,8 @@ class Database:
             self.watchdog = Watchdog(timeouts.hold_ms / 1000)
             _install_watchdog(self.engine, self.watchdog)
         if self.dialect_name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_on_connect(timeouts.lock_ms))
+            on_connect = partial(_on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
+            event.listen(self.engine, "connect", on_connect)
             event.listen(self.engine, "begin", _on_sqlite_begin)
             write_engine = self.engine.execution_options(**{_SQLITE_BEGIN: "immediate"})
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
