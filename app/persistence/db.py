@@ -45,6 +45,8 @@ from app.persistence.watchdog import Watchdog
 
 # Execution option carried by the engine that write transactions use on SQLite.
 _SQLITE_BEGIN = "vr_sqlite_begin"
+# Pool record flag: connected since its last checkout (see ``_install_watchdog``).
+_FRESH = "vr_fresh"
 
 # PostgreSQL SQLSTATEs meaning "the server is not there for us right now": shutdown,
 # crash, starting up, too many connections, out of resources, and our own bounds
@@ -194,27 +196,33 @@ def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:
 
     The ping replaces ``pool_pre_ping`` (which SQLAlchemy runs before any checkout
     listener, so before the watchdog could be armed): after a database restart a stale
-    pooled connection is replaced on checkout instead of failing one request. A ping
-    the watchdog cut short is not retried on a new connection: the server is stuck,
-    and a new connection would only wait ``connect_timeout`` more.
+    pooled connection is replaced on checkout instead of failing one request. Only a
+    connection that sat in the pool is replaced so: a new one that fails its ping fails
+    the request (503), and so does a ping the watchdog cut short, since the server is
+    stuck and a new connection would only wait ``connect_timeout`` more.
     """
+
+    def on_connect(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info[_FRESH] = True
 
     def on_checkout(
         dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection
     ) -> None:
         key = id(record)
+        fresh = record.info.pop(_FRESH, False)
         watchdog.arm(key, dbapi_connection.fileno())
         try:
             # The dialect's own ping (pool_pre_ping's): SELECT 1 outside any transaction.
             engine.dialect.do_ping(dbapi_connection)
         except Exception as exc:
-            if watchdog.fired_on(key):
+            if fresh or watchdog.fired_on(key):
                 raise
             raise DisconnectionError(f"stale pooled connection: {exc}") from exc
 
     def on_release(_dbapi_connection: Any, record: ConnectionPoolEntry, *_: Any) -> None:
         watchdog.disarm(id(record))
 
+    event.listen(engine.pool, "connect", on_connect)
     event.listen(engine.pool, "checkout", on_checkout)
     for name in ("checkin", "invalidate", "soft_invalidate", "close", "detach"):
         event.listen(engine.pool, name, on_release)
