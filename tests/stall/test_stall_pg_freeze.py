@@ -17,6 +17,7 @@ import pytest
 
 from tests.integration.support import PrivatePostgres
 from tests.stall.stall_support import (
+    RETRY_AFTER,
     client,
     cluster_pids,
     signal_all,
@@ -99,7 +100,7 @@ async def _scenario(base_url: str, cluster: PrivatePostgres) -> None:
         # the hang this replaces (70 s and more).
         for answer in stored:
             assert answer.status == 503 and answer.slug == "service-unavailable", report
-            assert answer.retry_after == "1", report
+            assert answer.retry_after == RETRY_AFTER, report
             assert answer.seconds < 15.0, report
 
         # Thawed: the same process answers again, without a restart.

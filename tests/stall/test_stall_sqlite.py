@@ -13,6 +13,7 @@ import pytest
 
 from tests.stall.stall_support import (
     LOCK_DETAILS,
+    RETRY_AFTER,
     client,
     start_server,
     timed,
@@ -58,7 +59,7 @@ async def _scenario(base_url: str, path: Path) -> None:
         # a write slot), 10 s allowing for the load.
         for write in writes:
             assert write.status == 503 and write.slug == "service-unavailable", report
-            assert write.retry_after == "1", report
+            assert write.retry_after == RETRY_AFTER, report
             assert write.detail.startswith(LOCK_DETAILS), (write.detail, report)
             assert write.seconds < 10.0, report
         # The lock is gone: the same process writes again.
