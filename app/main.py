@@ -17,7 +17,8 @@ from app.api.ops import router as ops_router
 from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
-from app.persistence.db import Database
+from app.api.write_gate import WriteGate
+from app.persistence.db import Database, DatabaseTimeouts
 from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
@@ -56,7 +57,17 @@ def _package_version() -> str:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app. Cheap: the database is connected to lazily, on first use."""
     settings = settings or get_settings()
-    db = Database(settings.database_url, pool_size=settings.db_pool_size)
+    db = Database(
+        settings.database_url,
+        pool_size=settings.db_pool_size,
+        timeouts=DatabaseTimeouts(
+            pool_ms=settings.db_pool_timeout_ms,
+            connect_s=settings.db_connect_timeout_s,
+            lock_ms=settings.db_lock_timeout_ms,
+            statement_ms=settings.db_statement_timeout_ms,
+            hold_ms=settings.db_hold_timeout_ms,
+        ),
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -91,9 +102,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     calculations = app.state.calculations = Calculations(catalogue)
     app.state.game_service = GameService(transactions, idempotency, catalogue, calculations)
     app.state.report_service = ReportService(transactions, idempotency)
-    app.state.health = Health(db)
+    app.state.health = Health(db, timeout_s=settings.readyz_timeout_ms / 1000)
 
     install_problem_handlers(app)
+    # Inside the platform middleware, so its 503s carry the request id and are counted.
+    app.add_middleware(
+        WriteGate,
+        slots=settings.write_slots,
+        wait_s=settings.db_pool_timeout_ms / 1000,
+        retry_after_seconds=settings.retry_after_seconds,
+    )
     app.add_middleware(
         PlatformMiddleware,
         max_body_bytes=settings.max_body_bytes,

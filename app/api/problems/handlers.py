@@ -22,7 +22,7 @@ from app.api.problems.catalogue import PROBLEM_TYPES
 from app.api.problems.documents import problem_body, problem_response
 from app.domain.errors import InvalidInput, ServiceError
 from app.services.errors import TooManyRequests
-from app.services.health import is_outage
+from app.services.health import is_outage, outage_detail
 
 # Starlette/FastAPI ``HTTPException`` statuses -> slug. A 400 only comes from a body FastAPI
 # could not parse: the contract calls bad input a 422 validation error.
@@ -141,7 +141,7 @@ def unexpected_error_body(exc: BaseException, instance: str | None) -> tuple[dic
     if is_outage(exc):
         body = problem_body(
             "service-unavailable",
-            detail="The database is unavailable; retry shortly.",
+            detail=outage_detail(exc),
             instance=instance,
         )
         return body, True
