@@ -14,9 +14,10 @@ the API. Then, in one run:
    bottleneck); the server's RSS before and after: RSS per stream;
 3. the same write load with the N streams open: writes/s and latency again (the ratio to
    step 1 is the cost of the streams on the write path), and the fan-out latency of every
-   event received: receipt time minus the event's ``at`` (taken when the change began,
-   before its commit: the figure slightly overstates commit -> receipt). Client and
-   server share the clock (loopback).
+   event received, bracketed: receipt minus the event's ``at`` (taken when the change
+   began, before its lock wait and commit: an upper bound of commit -> receipt), and
+   receipt minus the moment the writer got its answer (after the commit: a lower bound,
+   negative when the stream heard first). Client and server share the clock (loopback).
 
 Everything on 127.0.0.1, bounded in time; prints the figures and the load average.
 """
@@ -60,7 +61,8 @@ class Game:
 
 @dataclass
 class Receipts:
-    latencies: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)  # receipt - the event's `at`
+    seen: list[tuple[str, int, float]] = field(default_factory=list)  # game, seq, receipt
     events: int = 0
     ended: int = 0
     recording: bool = False
@@ -87,9 +89,14 @@ async def create_games(client: httpx.AsyncClient, count: int) -> list[Game]:
 
 
 async def write_load(
-    client: httpx.AsyncClient, games: list[Game], writers: int, seconds: float
+    client: httpx.AsyncClient,
+    games: list[Game],
+    writers: int,
+    seconds: float,
+    acked: dict[tuple[str, int], float] | None = None,
 ) -> tuple[int, list[float]]:
-    """Closed-loop writers for ``seconds``: how many writes, and their latencies."""
+    """Closed-loop writers for ``seconds``: how many writes, and their latencies; each
+    write's answer time by (game, seq) in ``acked``."""
     latencies: list[float] = []
     deadline = time.monotonic() + seconds
     rng = random.Random(1)
@@ -105,6 +112,8 @@ async def write_load(
             )
             if response.status_code == 200:
                 latencies.append(time.monotonic() - started)
+                if acked is not None:
+                    acked[game.id, int(response.headers["ETag"].strip('"'))] = time.time()
 
     async def progress() -> None:
         while time.monotonic() < deadline:
@@ -145,6 +154,8 @@ async def follow(port: int, game: Game, receipts: Receipts, opened: asyncio.Even
                 if receipts.recording:
                     sent = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
                     receipts.latencies.append(received - sent)
+                    seq = int(line[line.index(b'"seq":') + 6 : line.index(b",")])
+                    receipts.seen.append((game.id, seq, received))
     finally:
         receipts.ended += 1
         writer.close()
@@ -205,7 +216,10 @@ async def run(args: argparse.Namespace) -> None:
 
                 print(f"write load with {args.streams} streams", flush=True)
                 receipts.recording = True
-                with_count, with_lat = await write_load(client, games, args.writers, args.seconds)
+                acked: dict[tuple[str, int], float] = {}
+                with_count, with_lat = await write_load(
+                    client, games, args.writers, args.seconds, acked
+                )
                 await asyncio.sleep(2)  # the last fan-outs arrive
                 receipts.recording = False
                 ended_early = receipts.ended
@@ -215,6 +229,9 @@ async def run(args: argparse.Namespace) -> None:
 
     per_stream = (rss_after - rss_before) / args.streams
     fan = receipts.latencies
+    # The commit lies between the event's `at` and the writer's answer: receipt - answer
+    # is a lower bound of commit -> receipt (negative: the stream heard it first).
+    after_ack = [t - acked[g, q] for g, q, t in receipts.seen if (g, q) in acked]
     result = {
         "db": args.db,
         "streams": args.streams,
@@ -237,6 +254,8 @@ async def run(args: argparse.Namespace) -> None:
         "fanout_p50_ms": round(percentile(fan, 0.5) * 1000, 1),
         "fanout_p99_ms": round(percentile(fan, 0.99) * 1000, 1),
         "fanout_mean_ms": round(statistics.fmean(fan) * 1000, 1) if fan else None,
+        "after_answer_p50_ms": round(percentile(after_ack, 0.5) * 1000, 1),
+        "after_answer_p99_ms": round(percentile(after_ack, 0.99) * 1000, 1),
         "streams_ended_early": ended_early,
         "loadavg_after": machine()["loadavg"],
     }

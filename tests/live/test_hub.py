@@ -7,10 +7,14 @@ import asyncio
 import contextlib
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
+from app.api.schemas.games import EventRead
+from app.main import create_app
 from app.services.live import Delivery, LiveHub, Subscription
+from app.settings import Settings
 from tests.api.conftest import GameHandle
 from tests.live.conftest import PATIENCE
 
@@ -39,10 +43,8 @@ async def drain(hub: LiveHub, subscription: Subscription, last: int) -> list[int
     return seqs
 
 
-async def test_one_read_of_the_log_per_change_however_many_follow(
-    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    hub: LiveHub = live_app.state.live_hub
+def counting_reads(hub: LiveHub, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``after`` of every read of the log the hub makes from now on."""
     reads: list[int] = []
     read_log = hub.read_log
 
@@ -51,14 +53,63 @@ async def test_one_read_of_the_log_per_change_however_many_follow(
         return await read_log(game_id, after, limit)
 
     monkeypatch.setattr(hub, "read_log", counted)
+    return reads
+
+
+async def test_a_change_from_another_process_is_read_once_for_every_follower(
+    live_app: FastAPI, database_url: str, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The change goes through a second app on the same database, as another process
+    would: this hub hears it from its feed (PostgreSQL LISTEN, the SQLite watcher) and
+    reads the log once for its twenty followers."""
+    hub: LiveHub = live_app.state.live_hub
+    reads = counting_reads(hub, monkeypatch)
     subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(20)]
-    await live_game.set_faith(p1=4)
+    other = create_app(Settings(database_url=database_url))
+    try:
+        transport = httpx.ASGITransport(app=other)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
+            response = await client.put(
+                f"{live_game.url}/faith", json={"faith": {"p1": 4}}, headers=live_game.host()
+            )
+            assert response.status_code == 200
+    finally:
+        other.state.db.dispose()
     await until(lambda: all(s._items for s in subscriptions))
     assert reads == [1]  # one read after seq 1, for the twenty of them
+    listed = await live_game.client.get(
+        f"{live_game.url}/events", params={"after": 1}, headers=live_game.host()
+    )
     for subscription in subscriptions:
-        assert [d.seq for d in await subscription.next(0)] == [2]
+        (delivery,) = await subscription.next(0)
+        assert delivery.seq == 2
+        assert delivery.frame == sse_frame_of(listed.json()["events"][0])
         hub.unsubscribe(subscription)
     assert hub.count == 0
+
+
+async def test_a_change_committed_here_reaches_followers_without_reading_the_log(
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub: LiveHub = live_app.state.live_hub
+    reads = counting_reads(hub, monkeypatch)
+    subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(5)]
+    await live_game.set_faith(p1=4)
+    await until(lambda: all(s._items for s in subscriptions))
+    assert reads == []
+    listed = await live_game.client.get(
+        f"{live_game.url}/events", params={"after": 1}, headers=live_game.host()
+    )
+    for subscription in subscriptions:
+        (delivery,) = await subscription.next(0)
+        # The same bytes as if it had been read back from the log.
+        assert delivery.frame == sse_frame_of(listed.json()["events"][0])
+        hub.unsubscribe(subscription)
+
+
+def sse_frame_of(listed: dict[str, Any]) -> bytes:
+    event = EventRead.model_validate(listed)
+    return f"id: {event.seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n".encode()
 
 
 async def test_a_slow_follower_is_ended_and_the_others_get_everything(
