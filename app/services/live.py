@@ -216,7 +216,10 @@ class LiveHub:
                     await asyncio.sleep(1)
                     continue
                 if not deliveries:
-                    break  # the notice ran ahead of what this process can see yet
+                    # The notice ran ahead of what this process can see: the next one
+                    # must start a read again.
+                    channel.target = channel.known
+                    break
                 channel.known = deliveries[-1].seq
                 for subscription in list(channel.subscribers):
                     subscription.offer(deliveries)
