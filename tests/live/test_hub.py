@@ -8,6 +8,7 @@ import contextlib
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from fastapi import FastAPI
 
@@ -166,3 +167,39 @@ async def test_shutdown_ends_followers_and_refuses_new_ones(
     assert response.status_code == 503
     assert response.json()["type"].endswith("/too-many-streams")
     assert "Retry-After" in response.headers
+
+
+async def test_a_change_while_the_listener_is_disconnected_is_not_lost(
+    live_app: FastAPI, database_url: str, live_game: GameHandle
+) -> None:
+    """PostgreSQL: the LISTEN connection is killed (its backend terminated, on this test's
+    own database), a change is committed by another process meanwhile, and its notice is
+    lost; the listener connects again and reports the watched games' versions."""
+    if live_app.state.db.dialect_name != "postgresql":
+        pytest.skip("SQLite's watcher polls; it has no connection to lose")
+    hub: LiveHub = live_app.state.live_hub
+    subscription = hub.subscribe(live_game.id, 1)
+    listening = (
+        "SELECT pid FROM pg_stat_activity"
+        " WHERE query LIKE 'LISTEN%%' AND datname = current_database()"
+    )
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        async with asyncio.timeout(PATIENCE):
+            while not admin.execute(listening).fetchall():
+                await asyncio.sleep(0.05)
+        for (pid,) in admin.execute(listening).fetchall():
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    other = create_app(Settings(database_url=database_url))
+    try:
+        transport = httpx.ASGITransport(app=other)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
+            response = await client.put(
+                f"{live_game.url}/faith", json={"faith": {"p1": 9}}, headers=live_game.host()
+            )
+            assert response.status_code == 200
+    finally:
+        other.state.db.dispose()
+    async with asyncio.timeout(PATIENCE):
+        deliveries = await subscription.next(PATIENCE)
+    assert [d.seq for d in deliveries] == [2]
+    hub.unsubscribe(subscription)
