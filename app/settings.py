@@ -45,6 +45,16 @@ class Settings(BaseSettings):
     max_concurrent_writes: int = Field(default=3, ge=1)
     # The most changes (events) one game may log; a real game logs a few dozen.
     max_events_per_game: int = Field(default=1000, ge=1)
+    # Following games live (docs/api.md "Following a game live").
+    stream_heartbeat_seconds: float = Field(default=15.0, gt=0)
+    stream_buffer_events: int = Field(default=256, ge=1)
+    max_streams: int = Field(default=1000, ge=0)
+    stream_max_seconds: float = Field(default=600.0, gt=0)
+    # A long-poll (`wait`) answers after at most this long, whatever `wait` asks (<= 30).
+    long_poll_max_seconds: float = Field(default=30.0, ge=0)
+    # How often a process looks for changes committed by other processes when PostgreSQL's
+    # LISTEN/NOTIFY is not there (SQLite), and re-checks after a lost listener connection.
+    change_poll_seconds: float = Field(default=0.05, gt=0)
 
     @property
     def write_slots(self) -> int:
