@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     threadpool_size: int = Field(default=4, ge=1)
     # The most changes (events) one game may log; a real game logs a few dozen.
     max_events_per_game: int = Field(default=1000, ge=1)
+    # Origins whose web pages may call (comma-separated, `*` for any); none: same-origin only.
+    cors_origins: str = ""
+    # How long a browser may reuse a preflight's answer.
+    cors_max_age_seconds: int = Field(default=600, ge=0)
 
 
 @lru_cache(maxsize=1)
