@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from app.api.schemas.base import PlayerRef, ResponseModel, StrictModel, examples
+from app.api.schemas.base import PeriodNumber, PlayerRef, ResponseModel, Seed, StrictModel, examples
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
 from app.domain.game import NewPlayer
@@ -78,7 +78,7 @@ class GameCreate(StrictModel):
 
 
 class ExcommunicationRead(ResponseModel):
-    period: int
+    period: PeriodNumber
     tile_id: str
 
 
@@ -92,7 +92,7 @@ class PlayerRead(ResponseModel):
 
 
 class ReportSummary(ResponseModel):
-    period: int
+    period: PeriodNumber
     status: Literal["open", "resolved"]
     threshold: int
 
@@ -100,7 +100,7 @@ class ReportSummary(ResponseModel):
 class GameRead(ResponseModel):
     id: str
     version: int
-    seed: int | None
+    seed: Seed | None
     expansions: list[str]
     players_enter_faith: bool
     tiles: dict[str, TileRead]
@@ -168,7 +168,7 @@ class DecisionRead(ResponseModel):
 
 
 class ReportRead(ResponseModel):
-    period: int
+    period: PeriodNumber
     round: int
     threshold: int
     status: Literal["open", "resolved"]
