@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from app.api.examples import add_examples, load_examples
 from app.api.problems import (
     PROBLEM_MEDIA_TYPE,
     Problem,
@@ -204,6 +205,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 }:
                     del content["application/json"]
     _add_links(document)
+    add_examples(document, load_examples())
     _complete_operations(document)
     document["servers"] = copy.deepcopy(SERVERS)
     document["components"]["headers"] = copy.deepcopy(HEADERS)

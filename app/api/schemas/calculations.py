@@ -337,7 +337,13 @@ class GameFinalScoresCalculation(StrictModel):
     """Every player of the game once, by player id; their stored excommunications apply."""
 
     model_config = examples(
-        {"players": [{**_SCORING_EXAMPLE, "id": "p1"}, {"id": "p2", "victory_points": 31}]}
+        {
+            "players": [
+                {**_SCORING_EXAMPLE, "id": "p1"},
+                {"id": "p2", "victory_points": 31},
+                {"id": "p3", "victory_points": 18, "military_points": 12},
+            ]
+        }
     )
 
     players: list[ScoringPlayerFields] = Field(min_length=1, max_length=5)
