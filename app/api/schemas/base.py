@@ -15,6 +15,8 @@ PlayerRef = Annotated[str, Field(min_length=1, max_length=64)]
 TileId = Annotated[str, Field(min_length=1, max_length=16, examples=["I-2"])]
 #: A period of the game (I, II, III) as the answers give it.
 PeriodNumber = Literal[1, 2, 3]
+#: A period as an object key ("1", "2", "3").
+PeriodKey = Literal["1", "2", "3"]
 #: A draw seed: at most 2^53-1, which every JSON client (JavaScript too) holds exactly.
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
 

@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, RootModel, StringConstraints
 
-from app.api.schemas.base import PeriodNumber, PlayerRef, ResponseModel, Seed, StrictModel, examples
+from app.api.schemas.base import (
+    PeriodKey,
+    PeriodNumber,
+    PlayerRef,
+    ResponseModel,
+    Seed,
+    StrictModel,
+    examples,
+)
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
 from app.domain.game import NewPlayer
@@ -103,7 +111,7 @@ class GameRead(ResponseModel):
     seed: Seed | None
     expansions: list[str]
     players_enter_faith: bool
-    tiles: dict[str, TileRead]
+    tiles: dict[PeriodKey, TileRead]
     turn_order: list[str]
     players: list[PlayerRead]
     reports: list[ReportSummary]
@@ -197,7 +205,7 @@ class GameCreatedData(EventPayload):
     players: list[CreatedPlayer]
     expansions: list[str]
     seed: Seed | None = Field(description="null when the tiles were named, not drawn.")
-    tiles: dict[str, str] = Field(
+    tiles: dict[PeriodKey, str] = Field(
         description="The tile id of each period, by period.",
         examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}],
     )

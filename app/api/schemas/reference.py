@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.api.schemas.base import PeriodNumber, ResponseModel, Seed, StrictModel, examples
+from app.api.schemas.base import PeriodKey, PeriodNumber, ResponseModel, Seed, StrictModel, examples
 from app.domain.draw import MAX_SEED
 from app.domain.tiles import Tile
 from app.services.tile_packs import TileEffect, effect_model
@@ -69,4 +69,4 @@ class TileDrawCreate(StrictModel):
 class TileDrawRead(ResponseModel):
     seed: Seed
     algorithm: str = Field(examples=["sha256-mod-v1"])
-    tiles: dict[str, str] = Field(examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}])
+    tiles: dict[PeriodKey, str] = Field(examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}])
