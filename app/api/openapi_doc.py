@@ -168,6 +168,15 @@ def _uses_fastapi_validation_schema(response: dict[str, Any]) -> bool:
 def _problem_components() -> dict[str, Any]:
     schema = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     components: dict[str, Any] = dict(schema.pop("$defs", {}))
+    # A member a problem does not carry is absent, never null: generators must type it
+    # optional (a default would make openapi-typescript call it always there).
+    for name, member in schema["properties"].items():
+        if name in schema.get("required", ()):
+            continue
+        member.pop("default", None)
+        choices = [c for c in member.pop("anyOf", []) if c != {"type": "null"}]
+        if len(choices) == 1:
+            member.update(choices[0])
     components["Problem"] = schema
     return components
 

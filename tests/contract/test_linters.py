@@ -84,3 +84,32 @@ def test_spectral_oas_finds_nothing(linters: Path) -> None:
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "No results with a severity of 'hint' or higher found" in output, output
+
+
+def test_openapi_typescript_types_need_no_hand_work(linters: Path, tmp_path: Path) -> None:
+    """The types openapi-typescript generates say what the service answers: enums, not
+    strings; events by `type`; the headers a page reads; optional problem members."""
+    output = tmp_path / "api.d.ts"
+    result = _run([str(linters / "openapi-typescript"), "openapi.json", "-o", str(output)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    types = output.read_text(encoding="utf-8")
+    expected = [
+        "period: 1 | 2 | 3;",
+        'type: "faith_set";',
+        'kind: "action_space" | "card_immediate"',
+        'part: "victory_points" | "territories"',
+        'leaders: ("sisto_iv" | "santa_rita" | "martin_lutero")[];',
+        'ETag: components["headers"]["ETag"];',
+        'Location: components["headers"]["Location"];',
+        '"Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];',
+        '"Retry-After": components["headers"]["Retry-After"];',
+        '"X-Request-ID": components["headers"]["X-Request-ID"];',
+        "current_version?: number;",
+        'type: "/problems/validation-error" |',
+        'EventRead: components["schemas"]["GameCreatedEvent"] |',
+    ]
+    missing = [line for line in expected if line not in types]
+    assert not missing, missing
+    # A field with a default is still always in an answer: never optional there.
+    assert "by: string | null;" in types
+    assert "by?: string | null;" not in types
