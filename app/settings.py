@@ -56,6 +56,11 @@ class Settings(BaseSettings):
     # LISTEN/NOTIFY is not there (SQLite), and re-checks after a lost listener connection.
     change_poll_seconds: float = Field(default=0.05, gt=0)
 
+    # Origins whose web pages may call (comma-separated, `*` for any); none: same-origin only.
+    cors_origins: str = ""
+    # How long a browser may reuse a preflight's answer.
+    cors_max_age_seconds: int = Field(default=600, ge=0)
+
     @property
     def write_slots(self) -> int:
         """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
