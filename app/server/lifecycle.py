@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ctypes
 import logging
@@ -63,10 +62,6 @@ def remove_metrics_dir_if_orphaned(path: str, master_pid: int) -> None:
     """At a worker's exit: when its master is gone (killed), nobody else will remove it."""
     if os.getppid() != master_pid:
         remove_metrics_dir(path)
-
-
-def register_orphan_cleanup(path: str, master_pid: int) -> None:
-    atexit.register(remove_metrics_dir_if_orphaned, path, master_pid)
 
 
 def sweep_stale_metrics_dirs() -> None:
