@@ -191,12 +191,6 @@ class PlatformMiddleware:
             if disconnected or isinstance(exc, ClientDisconnect):
                 # Nobody to answer: not a failure of the service, nothing to re-raise.
                 status = CLIENT_CLOSED_REQUEST
-                error_logger.info(
-                    "client disconnected during %s %s (request %s)",
-                    scope["method"],
-                    scope["path"],
-                    request_id,
-                )
             elif started:
                 # Too late for a problem document: the server will cut the response.
                 error_logger.error(
@@ -232,6 +226,13 @@ class PlatformMiddleware:
                     await send_problem(body, [])
         finally:
             duration = time.perf_counter() - start
+            if status == CLIENT_CLOSED_REQUEST:
+                error_logger.info(
+                    "client disconnected during %s %s (request %s)",
+                    scope["method"],
+                    scope["path"],
+                    request_id,
+                )
             self._record(scope, status, duration, request_id)
 
     def _record(self, scope: Scope, status: int, duration: float, request_id: str) -> None:

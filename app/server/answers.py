@@ -1,5 +1,10 @@
 """The answers the edge gives itself, before (or instead of) the app: problem documents
-like every other error of the service, and a counter of what it refused."""
+like every other error of the service, and a counter of what it refused.
+
+The problem catalogue is imported when first needed: this module is imported when a
+worker process unpickles its configuration, before it answers its master's health pings,
+and the catalogue pulls in the whole app.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,6 @@ import uuid
 
 from prometheus_client import Counter
 from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
-
-from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
 EDGE_REFUSALS = Counter(
     "http_edge_refusals_total",
@@ -37,6 +40,8 @@ def headers_too_large(
     max_header_bytes: int, max_headers: int, default_headers: list[tuple[bytes, bytes]]
 ) -> bytes:
     """A complete HTTP/1.1 431 response that closes the connection."""
+    from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
+
     payload = problem_bytes(
         problem_body(
             "request-header-fields-too-large",
@@ -60,6 +65,8 @@ def headers_too_large(
 
 def service_unavailable(max_connections: int, retry_after_seconds: int) -> ASGI3Application:
     """The app a connection past ``max_connections`` is served by: one 503, then close."""
+    from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
+
     retry_after = str(retry_after_seconds).encode()
 
     async def shed(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:

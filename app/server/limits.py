@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.settings import Settings
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 
 @dataclass(frozen=True)
