@@ -25,9 +25,11 @@ def test_a_connection_that_sends_nothing_is_closed_after_the_keepalive_timeout(
 
 
 def test_an_idle_keepalive_connection_is_closed_and_a_busy_one_kept(tmp_path: Path) -> None:
-    with edge_server(tmp_path, "keepalive", KEEPALIVE_TIMEOUT_SECONDS="2") as server:
+    """The timeout is the setting (1 s here; uvicorn's own is 5 s); closed within 4 s
+    (3 s of margin for a loaded machine)."""
+    with edge_server(tmp_path, "keepalive", KEEPALIVE_TIMEOUT_SECONDS="1") as server:
         sock = connect(server.port)
-        for _ in range(3):  # requests 1 s apart: within the timeout, the connection stays
+        for _ in range(3):  # requests 0.5 s apart: within the timeout, the connection stays
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\n\r\n")
             answer = b""
             while not answer.endswith(b'{"status":"ok"}'):
@@ -35,10 +37,10 @@ def test_an_idle_keepalive_connection_is_closed_and_a_busy_one_kept(tmp_path: Pa
                 assert chunk, "closed while the client was busy"
                 answer += chunk
             assert status_of(answer) == 200
-            time.sleep(1.0)
+            time.sleep(0.5)
         took = closed_within(sock, 8.0)
         sock.close()
-    assert took is not None and took < 8.0
+    assert took is not None and took < 4.0
 
 
 def test_headers_sent_slowly_are_cut_after_the_header_timeout(tmp_path: Path) -> None:

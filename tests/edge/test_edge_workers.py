@@ -37,6 +37,7 @@ def test_killing_the_master_takes_its_workers_and_metrics_folder(tmp_path: Path)
     server = EdgeServer(
         f"sqlite:///{tmp_path}/kill.db", tmp_path, "kill", workers=2, env={"TMPDIR": str(tmpdir)}
     )
+    workers: list[int] = []
     try:
         server.start().wait_ready()
         workers = _workers(server.pid)
@@ -51,8 +52,9 @@ def test_killing_the_master_takes_its_workers_and_metrics_folder(tmp_path: Path)
         assert _bindable(server.port), "the port is still held"
         assert list(tmpdir.glob("vatican-metrics-*")) == []
     finally:
-        for pid in _workers(server.pid) if server.proc else []:
-            os.kill(pid, signal.SIGKILL)
+        for pid in workers:  # orphans, when the test fails: do not leave them running
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
         server.stop()
 
 
