@@ -647,6 +647,75 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
     return results
 
 
+DESCRIPTIONS = {
+    "endless-headers": "100 connections each send a header line that never ends (8 MiB each, 15 s)",
+    "complete-16mb-header": "one request with a complete 16 MiB header",
+    "10000-headers": "one request with 10,000 header fields",
+    "pipelined": "100 connections pipeline GET /healthz (4 MiB each, 15 s), never read",
+    "idle": "2,000 connections that send nothing, checked after 7 s",
+    "slow-headers": "50 connections send a header line every 0.5 s (14 s)",
+    "connection-limit": "MAX_CONNECTIONS=100: 100 idle connections held, 10 more ask",
+    "disconnects": "20 clients send half a body, then disconnect",
+    "kill-master": "--workers 2, SIGKILL the master",
+    "stop-master": "--workers 2, SIGTERM the master",
+}
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list | tuple):
+        return " / ".join(_cell(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_cell(v)}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+def render_markdown(figures: dict[str, Any], command: str) -> str:
+    """bench/ATTACKS.md: per attack, each figure before and after; then throughput."""
+    before = figures.get("before", {})
+    after = figures.get("after", {})
+    lines = [
+        "# Attacks on the HTTP edge: before and after",
+        "",
+        f"Produced by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},",
+        f"{os.cpu_count()} cores shared with other work (figures are indicative; loopback).",
+        '"before" is the code without `app/server` (plain uvicorn with httptools);',
+        '"after" is this checkout. RSS is the worker\'s VmRSS in MiB; `other_client` is a',
+        "fresh client's GET /healthz during the attack (status / seconds). Each attack stops",
+        "sending once the server's RSS passes the guard (1024 MiB), so peaks past it are cut.",
+        "",
+    ]
+    for name in ATTACK_NAMES:
+        if name not in after and name not in before:
+            continue
+        lines += [f"## {name}", "", DESCRIPTIONS.get(name, ""), ""]
+        lines += ["| figure | before | after |", "| --- | --- | --- |"]
+        keys = list(dict.fromkeys([*before.get(name, {}), *after.get(name, {})]))
+        for key in keys:
+            was = _cell(before.get(name, {}).get(key, "-"))
+            now = _cell(after.get(name, {}).get(key, "-"))
+            lines.append(f"| {key} | {was} | {now} |")
+        lines.append("")
+    throughput_figures = figures.get("throughput")
+    if throughput_figures:
+        lines += [
+            "## Throughput: what the edge costs",
+            "",
+            "GET /healthz, one worker, same app; wrk with one thread; best of the rounds,",
+            "the two servers interleaved. `plain-httptools` is uvicorn's own httptools",
+            "protocol, `edge` the bounded subclass of `app/server/protocol.py`.",
+            "",
+            "| server | connections | req/s |",
+            "| --- | --- | --- |",
+        ]
+        for key, value in throughput_figures.items():
+            server, conns = key.rsplit(" c", 1)
+            lines.append(f"| {server} | {conns} | {value} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="another checkout to attack too")
@@ -655,9 +724,19 @@ def main() -> None:
     parser.add_argument("--throughput-rounds", type=int, default=3, help="0 to skip")
     parser.add_argument("--throughput-seconds", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the raw figures here")
+    parser.add_argument("--out", type=Path, help="write the markdown report here")
+    parser.add_argument(
+        "--from-json", type=Path, help="only render --out from figures saved with --json"
+    )
     args = parser.parse_args()
+    command = "python bench/attacks.py " + " ".join(sys.argv[1:])
+    if args.from_json is not None:
+        figures = json.loads(args.from_json.read_text())
+        if args.out is not None:
+            args.out.write_text(render_markdown(figures, figures.get("command", command)))
+        return
     names = args.attacks.split(",")
-    figures: dict[str, Any] = {}
+    figures = {"command": command}
     with tempfile.TemporaryDirectory(prefix="vr-attacks-") as tmp:
         workdir = Path(tmp)
         if args.before is not None:
@@ -677,6 +756,8 @@ def main() -> None:
     print(text)
     if args.json is not None:
         args.json.write_text(text + "\n")
+    if args.out is not None:
+        args.out.write_text(render_markdown(figures, command))
 
 
 if __name__ == "__main__":

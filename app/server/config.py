@@ -15,7 +15,11 @@ from uvicorn._types import (
     Scope,
 )
 
-from app.server.lifecycle import die_with_parent, remove_metrics_dir_if_orphaned
+from app.server.lifecycle import (
+    die_with_parent,
+    remove_metrics_dir,
+    remove_metrics_dir_if_orphaned,
+)
 from app.server.limits import EdgeLimits
 from app.server.protocol import EdgeHttpToolsProtocol
 
@@ -42,7 +46,11 @@ class EdgeConfig(Config):
         worker = self.master_pid is not None and os.getpid() != self.master_pid
         if worker and not self.loaded:
             assert self.master_pid is not None
-            die_with_parent(self.master_pid)
+            if not die_with_parent(self.master_pid):
+                # The master died while this worker was starting: serve nothing.
+                if self.metrics_dir is not None:
+                    remove_metrics_dir(self.metrics_dir)
+                os._exit(0)
         super().load()
         if worker and self.metrics_dir is not None:
             assert self.master_pid is not None

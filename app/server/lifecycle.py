@@ -21,12 +21,13 @@ PR_SET_PDEATHSIG = 1
 METRICS_DIR_PREFIX = "vatican-metrics-"
 
 
-def die_with_parent(master_pid: int) -> None:
+def die_with_parent(master_pid: int) -> bool:
     """Make this worker get SIGTERM (uvicorn's graceful shutdown) when ``master_pid`` dies.
 
     On Linux through ``prctl(PR_SET_PDEATHSIG)``; elsewhere a daemon thread watches the
-    parent pid. Either way, a master already gone before this runs is caught by comparing
-    the parent pid.
+    parent pid. Returns False when the master is already gone (nothing will signal this
+    process then: the caller exits). A worker killed while it starts may leave the
+    metrics folder behind: the next start sweeps it (:func:`sweep_stale_metrics_dirs`).
     """
     armed = False
     if sys.platform.startswith("linux"):
@@ -37,8 +38,7 @@ def die_with_parent(master_pid: int) -> None:
             armed = False
     if not armed:
         threading.Thread(target=_watch_parent, args=(master_pid,), daemon=True).start()
-    if os.getppid() != master_pid:
-        os.kill(os.getpid(), signal.SIGTERM)
+    return os.getppid() == master_pid
 
 
 def _watch_parent(master_pid: int) -> None:  # pragma: no cover (non-Linux fallback)
