@@ -490,8 +490,7 @@ def alive(pid: int) -> bool:
 
 def kill_master(tree: Path, workdir: Path) -> dict[str, Any]:
     """``--workers 2``; SIGKILL the master: do its workers go, and the metrics folder?"""
-    tmpdir = workdir / "tmp-kill"
-    tmpdir.mkdir(exist_ok=True)
+    tmpdir = Path(tempfile.mkdtemp(prefix="tmp-kill-", dir=workdir))
     with serve(tree, workdir, workers=2, env={"TMPDIR": str(tmpdir)}, name="kill") as (
         _port,
         proc,
@@ -518,8 +517,7 @@ def kill_master(tree: Path, workdir: Path) -> dict[str, Any]:
 
 def stop_master(tree: Path, workdir: Path) -> dict[str, Any]:
     """``--workers 2``, stopped with SIGTERM: is the metrics folder removed?"""
-    tmpdir = workdir / "tmp-stop"
-    tmpdir.mkdir(exist_ok=True)
+    tmpdir = Path(tempfile.mkdtemp(prefix="tmp-stop-", dir=workdir))
     with serve(tree, workdir, workers=2, env={"TMPDIR": str(tmpdir)}, name="stop"):
         pass
     return {"metrics_folders_left": len(list(tmpdir.glob("vatican-metrics-*")))}
