@@ -32,8 +32,34 @@ class Settings(BaseSettings):
     # Threads for the stored-game routes: more than the connection pool only queue on it
     # and contend for the GIL (measured in bench/RESULTS.md).
     threadpool_size: int = Field(default=4, ge=1)
+    # Bounds on every wait on the database (docs/api.md "When the database is slow"): a
+    # stuck database costs a request a 503 within them, never a thread for ever.
+    db_pool_timeout_ms: int = Field(default=3000, ge=1)
+    db_connect_timeout_s: int = Field(default=2, ge=2)  # libpq's minimum is 2
+    db_lock_timeout_ms: int = Field(default=2000, ge=1)  # PostgreSQL and SQLite
+    db_statement_timeout_ms: int = Field(default=3000, ge=1)  # PostgreSQL
+    db_hold_timeout_ms: int = Field(default=5000, ge=1)  # PostgreSQL, client side
+    readyz_timeout_ms: int = Field(default=1000, ge=1)
+    # Changes of stored games that may run at once; always at least one thread fewer
+    # than THREADPOOL_SIZE, so that changes stuck on a lock cannot starve the reads.
+    max_concurrent_writes: int = Field(default=3, ge=1)
     # The most changes (events) one game may log; a real game logs a few dozen.
     max_events_per_game: int = Field(default=1000, ge=1)
+    # Following games live (docs/api.md "Following a game live").
+    stream_heartbeat_seconds: float = Field(default=15.0, gt=0)
+    stream_buffer_events: int = Field(default=256, ge=1)
+    max_streams: int = Field(default=1000, ge=0)
+    stream_max_seconds: float = Field(default=600.0, gt=0)
+    # A long-poll (`wait`) answers after at most this long, whatever `wait` asks (<= 30).
+    long_poll_max_seconds: float = Field(default=30.0, ge=0)
+    # How often a process looks for changes committed by other processes when PostgreSQL's
+    # LISTEN/NOTIFY is not there (SQLite), and re-checks after a lost listener connection.
+    change_poll_seconds: float = Field(default=0.05, gt=0)
+
+    @property
+    def write_slots(self) -> int:
+        """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
+        return max(1, min(self.max_concurrent_writes, self.threadpool_size - 1))
 
     # The HTTP edge (app/server): what one worker process accepts before the app sees a
     # request. Connections are counted per worker process.

@@ -1,12 +1,20 @@
-"""The write ceiling: the cheapest possible write transaction, served like the service.
+"""The service's own app with two ceiling routes added, served like ``python -m app``.
 
-A bare ASGI app (no framework) whose ``PUT /rows/{n}`` runs one
-``UPDATE bench_rows SET n = n + 1 WHERE id = :id`` in ``Database.transaction(write=True)``
-(the service's own unit of work: same engine options, pool, SQLite pragmas and
-``BEGIN IMMEDIATE``) in the threadpool, exactly as the service runs its sync routes.
-Served by uvicorn with the options ``python -m app`` uses. Nothing is added to ``app/``.
+The ceilings say what the cheapest request of each kind costs on this very stack: the same
+app object (middleware, problem handlers, settings), the same database pool and unit of
+work, the same threadpool, the same uvicorn options. A stored route's ratio to its ceiling
+is then what the route itself costs, not the framework or the database.
 
-    DATABASE_URL=... python bench/ceiling.py PORT WORKERS
+- ``GET /bench/read-ceiling/{game_id}``: one indexed ``SELECT document FROM games WHERE
+  id = :id`` in ``Database.transaction(write=False)``, the stored text returned as the
+  body (the least any read of a stored game can do).
+- ``PUT /bench/txn-ceiling/{n}``: one ``UPDATE bench_rows SET n = n + 1 WHERE id = :id``
+  in ``Database.transaction(write=True)`` (the least any write can do).
+
+Both run in the threadpool, as the stored-game routes do. Nothing is added to ``app/``:
+these routes exist only in this benchmark process.
+
+    DATABASE_URL=... BENCH_ROWS=10000 python bench/ceiling.py PORT WORKERS
 """
 
 from __future__ import annotations
@@ -14,85 +22,79 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-import anyio.to_thread
 import uvicorn
+from fastapi import FastAPI, Response
 from sqlalchemy import text
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-from app.persistence.db import Database
+from app.__main__ import log_config  # noqa: E402
+from app.main import create_app  # noqa: E402
+from app.persistence.db import Database  # noqa: E402
+from app.persistence.migrate import upgrade  # noqa: E402
+from app.settings import get_settings  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "10000"))
-_db: Database | None = None
 
 
-def database() -> Database:
-    global _db
-    if _db is None:
-        _db = Database(os.environ["DATABASE_URL"])
-    return _db
-
-
-def prepare(rows: int) -> None:
-    """Create and fill ``bench_rows`` (id 1..rows) once, before the workers start."""
-    with database().transaction(write=True) as session:
+def prepare(database_url: str, rows: int) -> None:
+    """Migrate, then create and fill ``bench_rows`` (id 1..rows), once before the workers."""
+    upgrade(database_url)
+    db = Database(database_url)
+    with db.transaction(write=True) as session:
         session.execute(text("DROP TABLE IF EXISTS bench_rows"))
         session.execute(text("CREATE TABLE bench_rows (id INTEGER PRIMARY KEY, n INTEGER)"))
         session.execute(
             text("INSERT INTO bench_rows (id, n) VALUES (:id, 0)"),
             [{"id": i} for i in range(1, rows + 1)],
         )
-    database().dispose()
+    db.dispose()
 
 
-def update(row: int) -> None:
-    with database().transaction(write=True) as session:
-        session.execute(text("UPDATE bench_rows SET n = n + 1 WHERE id = :id"), {"id": row})
+def with_ceilings(app: FastAPI) -> FastAPI:
+    """``app`` with the two ceiling routes, on its own database object."""
+    db: Database = app.state.db
+
+    @app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)
+    def read_ceiling(game_id: str) -> Response:
+        with db.transaction(write=False) as session:
+            document = session.execute(
+                text("SELECT document FROM games WHERE id = :id"), {"id": game_id}
+            ).scalar_one()
+        return Response(document, media_type="application/json")
+
+    @app.put("/bench/txn-ceiling/{row}", include_in_schema=False)
+    def txn_ceiling(row: int) -> Response:
+        with db.transaction(write=True) as session:
+            session.execute(text("UPDATE bench_rows SET n = n + 1 WHERE id = :id"), {"id": row})
+        return Response(b'{"ok":true}', media_type="application/json")
+
+    return app
 
 
-async def _answer(send: Any, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                if _db is not None:
-                    _db.dispose()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-    path: str = scope["path"]
-    if path in ("/healthz", "/readyz"):
-        await _answer(send, 200, b'{"status":"ok"}')
-    elif path.startswith("/rows/") and scope["method"] == "PUT":
-        await anyio.to_thread.run_sync(update, int(path.removeprefix("/rows/")))
-        await _answer(send, 200, b'{"ok":true}')
-    else:
-        await _answer(send, 404, b'{"status":404}')
+def app() -> FastAPI:
+    """The factory uvicorn calls in each worker."""
+    return with_ceilings(create_app())
 
 
 def main() -> None:
     port, workers = int(sys.argv[1]), int(sys.argv[2])
-    prepare(ROWS)
+    settings = get_settings()
+    prepare(settings.database_url, ROWS)
     uvicorn.run(
         "ceiling:app",
-        app_dir=str(Path(__file__).resolve().parent),
+        factory=True,
+        app_dir=str(REPO / "bench"),
         host="127.0.0.1",
         port=port,
         workers=workers,
-        log_level="warning",
+        log_level=settings.log_level.lower(),
+        log_config=log_config(settings.log_level.upper()),
         access_log=False,
         loop="auto",
         http="auto",
-        proxy_headers=True,
     )
 
 

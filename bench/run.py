@@ -1,15 +1,16 @@
-"""Load benchmark of the service, served the documented way, driven by wrk over loopback.
+"""Load benchmark of the service, driven by wrk over loopback.
 
     python bench/run.py                      # 10 s per cell, 1 and 64 connections, both DBs
     python bench/run.py --quick              # 3 s per cell: a smoke run on a noisy machine
     python bench/run.py --db sqlite --connections 64 --scenarios healthz,get-game
     python bench/run.py --soak 120           # then 120 s of mixed traffic, sampling RSS
 
-Per database kind: a fresh database; ``python -m app`` (migrations, then uvicorn) as a
-subprocess; games seeded through the API; one wrk run per (scenario, connections) cell;
-then bench/ceiling.py (one UPDATE per request) on the same database for the write
-ceiling. Prints one line per cell, then the table with each cell's ratio to its ceiling
-(reads and calculations vs ``/healthz``; writes vs the single-row transaction).
+Per database kind: a fresh database; bench/ceiling.py serves the service's own app (the
+one ``python -m app`` serves, same uvicorn options) with two ceiling routes added; games
+seeded through the API; one wrk run per (scenario, connections) cell. Prints one line per
+cell, then the table with each cell's ratio to its ceiling measured in the same run:
+``/healthz`` for calculations, ``read-ceiling`` (one indexed SELECT of a stored text) for
+reads of a game, ``txn-ceiling`` (one UPDATE transaction) for writes.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from harness import (
     REPO,
     RssSampler,
     WrkResult,
-    app_command,
     ceiling_command,
     free_port,
     fresh_database,
@@ -75,10 +75,14 @@ SCENARIOS = [
         ("/v1/calculations/final-scores", str(PAYLOADS / "final_scores.json")),
         "healthz",
     ),
-    Scenario("get-game", "read", "get_game.lua", ("{games}",), "healthz"),
-    Scenario("put-faith", "write", "put_faith.lua", ("{games}",), "txn-ceiling"),
-    Scenario("resolve-report", "write", "resolve.lua", ("{resolve}", "{threads}"), "txn-ceiling"),
+    Scenario("read-ceiling", "ceiling", "read_ceiling.lua", ("{games}",), "read-ceiling"),
+    Scenario("get-game", "read", "get_game.lua", ("{games}",), "read-ceiling"),
+    # Before any write: the seeded games are still at version 1, so every answer is a 304.
+    Scenario("get-game-304", "read", "get_game_304.lua", ("{games}",), "read-ceiling"),
     Scenario("txn-ceiling", "ceiling", "ceiling_update.lua", ("{rows}",), "txn-ceiling"),
+    Scenario("put-faith", "write", "put_faith.lua", ("{games}",), "txn-ceiling"),
+    Scenario("put-decision", "write", "put_decision.lua", ("{decide}",), "txn-ceiling"),
+    Scenario("resolve-report", "write", "resolve.lua", ("{resolve}", "{threads}"), "txn-ceiling"),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
 
@@ -177,65 +181,59 @@ def bench_database(db: str, args: argparse.Namespace, tmp: Path) -> tuple[list[C
     cells: list[Cell] = []
     soak: dict = {}
     wanted = [BY_NAME[name] for name in args.scenarios]
-    app_wanted = [s for s in wanted if s.name != "txn-ceiling"]
-    env = {"LOG_LEVEL": args.log_level}
+    env = {"LOG_LEVEL": args.log_level, "BENCH_ROWS": str(args.rows)}
     with fresh_database(db, args.pg_server, tmp) as url:
         env["DATABASE_URL"] = url
         port = free_port()
         log = tmp / f"server-{db}.log"
-        if app_wanted or args.soak:
-            print(f"[{db}] starting python -m app --workers {args.workers} (log {log})", flush=True)
-            with serve(app_command(port, args.workers), env, port, log) as server:
-                files = {"threads": "1", "rows": str(args.rows)}
-                if any(s.name in ("get-game", "put-faith") for s in app_wanted) or args.soak:
-                    files["games"] = str(
-                        seed(server.base_url, args.games, False, "games", tmp / f"{db}-games.lua")
-                    )
-                # Warm-up: imports, pools, caches.
-                run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
-                for scenario in app_wanted:
-                    for connections in args.connections:
-                        if scenario.name == "resolve-report":
-                            pool = tmp / f"{db}-resolve-{connections}.lua"
-                            seed(server.base_url, args.resolve_games, True, "report games", pool)
-                            files["resolve"] = str(pool)
-                        cell = run_cell(
-                            db,
-                            scenario,
-                            connections,
-                            server.base_url,
-                            server.process.pid,
-                            args.duration,
-                            files,
-                        )
-                        if scenario.name == "resolve-report" and (
-                            cell.result.requests >= args.resolve_games
-                        ):
-                            cell.note += " pool exhausted: req/s is a lower bound"
-                        cells.append(cell)
-                if args.soak:
-                    soak = run_soak(db, server.base_url, server.process.pid, args, files)
-        if "txn-ceiling" in args.scenarios:
-            port = free_port()
-            log = tmp / f"ceiling-{db}.log"
-            print(f"[{db}] starting bench/ceiling.py (one UPDATE per request)", flush=True)
-            env["BENCH_ROWS"] = str(args.rows)
-            with serve(ceiling_command(port, args.workers), env, port, log) as server:
-                files = {"rows": str(args.rows)}
-                run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
+        print(f"[{db}] starting bench/ceiling.py --workers {args.workers} (log {log})", flush=True)
+        with serve(ceiling_command(port, args.workers), env, port, log) as server:
+            files = {"threads": "1", "rows": str(args.rows)}
+            games = tmp / f"{db}-games.lua"
+            files["games"] = str(seed(server.base_url, args.games, False, "games", games))
+            if any(s.name == "put-decision" for s in wanted):
+                decide = tmp / f"{db}-decide.lua"
+                seed(server.base_url, args.games, True, "report games", decide)
+                files["decide"] = str(decide)
+            # Warm-up: imports, pools, caches.
+            run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
+            if any(s.name == "get-game-304" for s in wanted):
+                assert_not_modified(server.base_url, games)
+            for scenario in wanted:
                 for connections in args.connections:
-                    cells.append(
-                        run_cell(
-                            db,
-                            BY_NAME["txn-ceiling"],
-                            connections,
-                            server.base_url,
-                            server.process.pid,
-                            args.duration,
-                            files,
-                        )
+                    if scenario.name == "resolve-report":
+                        pool = tmp / f"{db}-resolve-{connections}.lua"
+                        seed(server.base_url, args.resolve_games, True, "report games", pool)
+                        files["resolve"] = str(pool)
+                    cell = run_cell(
+                        db,
+                        scenario,
+                        connections,
+                        server.base_url,
+                        server.process.pid,
+                        args.duration,
+                        files,
                     )
+                    if scenario.name == "resolve-report" and (
+                        cell.result.requests >= args.resolve_games
+                    ):
+                        cell.note += " pool exhausted: req/s is a lower bound"
+                    cells.append(cell)
+            if args.soak:
+                soak = run_soak(db, server.base_url, server.process.pid, args, files)
     return cells, soak
+
+
+def assert_not_modified(base_url: str, data_file: Path) -> None:
+    """The 304 scenario means something only if a seeded game answers ``"1"`` with a 304."""
+    first = data_file.read_text().splitlines()[1].split('"')
+    game_id, token = first[1], first[3]
+    answer = httpx.get(
+        f"{base_url}/v1/games/{game_id}",
+        headers={"Authorization": f"Bearer {token}", "If-None-Match": '"1"'},
+    )
+    if answer.status_code != 304:
+        raise SystemExit(f"get-game-304: a seeded game answered {answer.status_code}, not 304")
 
 
 def run_soak(db: str, base_url: str, pid: int, args: argparse.Namespace, files: dict) -> dict:
@@ -299,7 +297,7 @@ def main() -> None:
     parser.add_argument("--connections", default="1,64", help="comma list, default 1,64")
     parser.add_argument("--db", default="sqlite,postgres", help="sqlite,postgres")
     parser.add_argument("--scenarios", default=",".join(BY_NAME), help="comma list")
-    parser.add_argument("--workers", type=int, default=1, help="python -m app --workers")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn workers")
     parser.add_argument("--games", type=int, default=1000, help="games for get/put scenarios")
     parser.add_argument(
         "--resolve-games", type=int, default=4000, help="fresh games per resolve-report cell"
@@ -333,7 +331,7 @@ def main() -> None:
         if soak:
             soaks.append(soak)
     # Ceilings first within each database so the table reads top-down.
-    order = {name: i for i, name in enumerate(["healthz", "txn-ceiling", *BY_NAME])}
+    order = {name: i for i, name in enumerate(["healthz", "read-ceiling", "txn-ceiling", *BY_NAME])}
     cells.sort(key=lambda c: (c.db, order[c.scenario], c.connections))
     print()
     print(table(cells))

@@ -10,6 +10,18 @@ Writers to one game are serialized without lost updates:
   longer write from. Read transactions start with a plain (deferred) ``BEGIN``; with WAL
   they never block a writer. pysqlite's own transaction handling is switched off so that
   these ``BEGIN`` statements are the only ones.
+
+Every wait on the database is bounded (``DatabaseTimeouts``, from the ``DB_*_TIMEOUT``
+settings) so that a stuck database costs a request a 503, never a thread for ever:
+
+- waiting for a pooled connection: ``pool_timeout``;
+- connecting: libpq ``connect_timeout`` (PostgreSQL);
+- waiting for another writer's lock: ``lock_timeout`` (PostgreSQL) or ``busy_timeout``
+  (SQLite); readers never wait for a writer (MVCC / WAL);
+- one statement: ``statement_timeout`` (PostgreSQL, enforced by the server);
+- holding a connection at all: the client-side ``Watchdog`` (PostgreSQL), which also
+  covers a server that is frozen and so enforces nothing, plus TCP keepalives and
+  ``tcp_user_timeout`` for a peer that vanished from the network.
 """
 
 from __future__ import annotations
@@ -17,24 +29,43 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
+
+from app.persistence.watchdog import Watchdog
 
 # Execution option carried by the engine that write transactions use on SQLite.
 _SQLITE_BEGIN = "vr_sqlite_begin"
+# Pool record flag: connected since its last checkout (see ``_install_watchdog``).
+_FRESH = "vr_fresh"
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
-POSTGRES_CONNECT_TIMEOUT_S = 3
+# PostgreSQL SQLSTATEs meaning "the server is not there for us right now": shutdown,
+# crash, starting up, too many connections, out of resources, and our own bounds
+# (55P03 lock_timeout, 57014 statement_timeout).
+_PG_UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300", "53000", "55P03", "57014"}
 
-# PostgreSQL SQLSTATEs meaning "the server is not there for us right now".
-_PG_UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300", "53000"}
+
+@dataclass(frozen=True, slots=True)
+class DatabaseTimeouts:
+    """The bounds on every wait on the database (see the module docstring).
+
+    The defaults are the settings' defaults (``app/settings.py``, README).
+    """
+
+    pool_ms: int = 3000  # waiting for a pooled connection
+    connect_s: int = 2  # PostgreSQL connect_timeout (libpq's minimum is 2)
+    lock_ms: int = 2000  # PostgreSQL lock_timeout, SQLite busy_timeout
+    statement_ms: int = 3000  # PostgreSQL statement_timeout
+    hold_ms: int = 5000  # PostgreSQL: the watchdog's bound on one checkout
 
 
 def normalize_url(url: str) -> str:
@@ -54,12 +85,14 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
+def _on_sqlite_connect(
+    dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry, *, busy_timeout_ms: int
+) -> None:
     # Autocommit at the driver level: the "begin" listener below emits BEGIN itself.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
@@ -72,25 +105,61 @@ def _on_sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN")
 
 
+def _postgres_connect_args(url: str, timeouts: DatabaseTimeouts) -> dict[str, Any]:
+    """libpq parameters: the connect bound, the server-side bounds, TCP liveness."""
+    server_bounds = (
+        f"-c statement_timeout={timeouts.statement_ms} -c lock_timeout={timeouts.lock_ms}"
+        # A transaction left open by a client that vanished frees its locks.
+        f" -c idle_in_transaction_session_timeout={2 * timeouts.hold_ms}"
+    )
+    given = make_url(url).query.get("options")
+    if isinstance(given, str) and given:
+        server_bounds = f"{given} {server_bounds}"
+    return {
+        "connect_timeout": max(2, timeouts.connect_s),
+        "options": server_bounds,
+        # A peer gone from the network (no RST): unacknowledged data fails after
+        # tcp_user_timeout, an idle connection after the keepalive probes.
+        "keepalives": 1,
+        "keepalives_idle": 10,
+        "keepalives_interval": 5,
+        "keepalives_count": 3,
+        "tcp_user_timeout": timeouts.hold_ms,
+    }
+
+
 class Database:
     """One engine plus the unit of work (``transaction``) used by every use case."""
 
-    def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 10,
+        echo: bool = False,
+        timeouts: DatabaseTimeouts | None = None,
+    ) -> None:
         self.url = normalize_url(url)
+        self.timeouts = timeouts = timeouts or DatabaseTimeouts()
         backend = make_url(self.url).get_backend_name()
         options: dict[str, Any] = {"echo": echo, "pool_size": pool_size}
+        if backend != "sqlite" or make_url(self.url).database not in (None, "", ":memory:"):
+            # (an in-memory SQLite database has one connection per thread, no queue)
+            options["pool_timeout"] = timeouts.pool_ms / 1000
+        self.watchdog: Watchdog | None = None
         if backend == "sqlite":
             options["connect_args"] = {"check_same_thread": False}
         else:
-            # pre-ping: after a database restart, stale pooled connections are replaced
-            # on checkout instead of failing one request each.
-            options["pool_pre_ping"] = True
-            options["connect_args"] = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S}
+            options["connect_args"] = _postgres_connect_args(self.url, timeouts)
         self.engine: Engine = create_engine(self.url, **options)
         self.dialect_name: str = self.engine.dialect.name
         write_engine = self.engine
+        if self.dialect_name == "postgresql":
+            self.watchdog = Watchdog(timeouts.hold_ms / 1000)
+            _install_watchdog(self.engine, self.watchdog)
         if self.dialect_name == "sqlite":
-            event.listen(self.engine, "connect", _on_sqlite_connect)
+            on_connect = partial(_on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
+            event.listen(self.engine, "connect", on_connect)
             event.listen(self.engine, "begin", _on_sqlite_begin)
             write_engine = self.engine.execution_options(**{_SQLITE_BEGIN: "immediate"})
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -118,6 +187,45 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.watchdog is not None:
+            self.watchdog.close()
+
+
+def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:
+    """Arm ``watchdog`` for every checkout of ``engine``'s pool, and ping there.
+
+    The ping replaces ``pool_pre_ping`` (which SQLAlchemy runs before any checkout
+    listener, so before the watchdog could be armed): after a database restart a stale
+    pooled connection is replaced on checkout instead of failing one request. Only a
+    connection that sat in the pool is replaced so: a new one that fails its ping fails
+    the request (503), and so does a ping the watchdog cut short, since the server is
+    stuck and a new connection would only wait ``connect_timeout`` more.
+    """
+
+    def on_connect(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info[_FRESH] = True
+
+    def on_checkout(
+        dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection
+    ) -> None:
+        key = id(record)
+        fresh = record.info.pop(_FRESH, False)
+        watchdog.arm(key, dbapi_connection.fileno())
+        try:
+            # The dialect's own ping (pool_pre_ping's): SELECT 1 outside any transaction.
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            if fresh or watchdog.fired_on(key):
+                raise
+            raise DisconnectionError(f"stale pooled connection: {exc}") from exc
+
+    def on_release(_dbapi_connection: Any, record: ConnectionPoolEntry, *_: Any) -> None:
+        watchdog.disarm(id(record))
+
+    event.listen(engine.pool, "connect", on_connect)
+    event.listen(engine.pool, "checkout", on_checkout)
+    for name in ("checkin", "invalidate", "soft_invalidate", "close", "detach"):
+        event.listen(engine.pool, name, on_release)
 
 
 def is_unavailable_error(exc: BaseException) -> bool:
@@ -149,10 +257,32 @@ def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
         return True
     if isinstance(orig, psycopg.OperationalError):
         # Connection failures carry no SQLSTATE; a live server answering with an error
-        # (deadlock, lock timeout, serialization failure) does.
+        # (deadlock, serialization failure) does; our own lock and statement timeouts are
+        # outages all the same: the client should retry later.
         state = orig.sqlstate
         return state is None or state.startswith("08") or state in _PG_UNAVAILABLE_STATES
     return False
+
+
+def unavailable_detail(exc: BaseException) -> str:
+    """What a client is told about the outage ``exc`` (``is_unavailable_error``)."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    state = getattr(orig, "sqlstate", None)
+    if state == "55P03" or (
+        isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig).lower()
+    ):
+        return (
+            "Another change held what this one needs (the game, or the database's write "
+            "lock) for longer than the service waits; retry shortly."
+        )
+    if state == "57014":
+        return (
+            "The database did not finish this call within the service's bound (it is busy, "
+            "or another change holds what this one needs); retry shortly."
+        )
+    if isinstance(exc, PoolTimeoutError):
+        return "Every database connection is busy; retry shortly."
+    return "The database is unavailable; retry shortly."
 
 
 def is_lock_not_available(exc: BaseException) -> bool:

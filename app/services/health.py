@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
-from app.persistence.db import Database, is_unavailable_error
+import anyio
+import anyio.to_thread
+
+from app.persistence.db import Database, is_unavailable_error, unavailable_detail
+
+# Readiness probes that may wait on the database at once; a probe the bound gave up on
+# keeps its thread until the database bounds end it, so this also caps such threads.
+_PROBE_THREADS = 2
 
 
 class Health:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, timeout_s: float = 1.0) -> None:
         self.db = db
+        self.timeout_s = timeout_s
+        # Its own threads: a readiness probe never queues behind requests stuck on the
+        # database in the shared threadpool (that is what it must report).
+        self._limiter = anyio.CapacityLimiter(_PROBE_THREADS)
 
     def check_database(self) -> None:
-        """Raise unless the database answers."""
+        """Raise unless the database answers (blocking, bounded by the database bounds)."""
         self.db.ping()
+
+    async def database_answers(self) -> None:
+        """Raise unless the database answers within ``timeout_s`` (``TimeoutError``)."""
+        with anyio.fail_after(self.timeout_s):
+            await anyio.to_thread.run_sync(
+                self.check_database, limiter=self._limiter, abandon_on_cancel=True
+            )
 
 
 def is_outage(exc: BaseException) -> bool:
     """True when ``exc`` means the database is unreachable, down or locked up (a 503, not
     a bug): rule errors, constraint violations and the like are answers, not outages."""
     return is_unavailable_error(exc)
+
+
+def outage_detail(exc: BaseException) -> str:
+    """The problem ``detail`` for the outage ``exc``: a lock waited for too long, a
+    statement past its bound, or a database that is away."""
+    return unavailable_detail(exc)

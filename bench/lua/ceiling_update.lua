@@ -1,4 +1,4 @@
--- PUT /rows/{n} of bench/ceiling.py: one UPDATE of a random row per request.
+-- PUT /bench/txn-ceiling/{n} of bench/ceiling.py: one UPDATE of a random row per request.
 local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
 dofile(here .. "common.lua")
 function init(args)
@@ -6,5 +6,5 @@ function init(args)
   math.randomseed(os.time() * 100 + (tid or 1))
 end
 function request()
-  return wrk.format("PUT", "/rows/" .. math.random(rows))
+  return wrk.format("PUT", "/bench/txn-ceiling/" .. math.random(rows))
 end

@@ -4,41 +4,20 @@ are bench/attacks.py's (raw sockets: below what an HTTP client library sends).""
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from tests.live_server import Server
 
 
 class EdgeServer(Server):
-    """``Server`` with extra environment (the edge settings under test)."""
+    """``Server`` at log level info (the tests read the log), with its pid at hand."""
 
-    def __init__(self, *args: object, env: dict[str, str] | None = None, **kwargs: object):
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.extra_env = env or {}
-
-    def start(self) -> EdgeServer:
-        env = dict(os.environ)
-        env.update(
-            DATABASE_URL=self.database_url,
-            LOG_LEVEL="info",
-            PYTHONUNBUFFERED="1",
-            **self.extra_env,
-        )
-        args = [self.python, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
-        if not self.migrate:
-            args.append("--no-migrate")
-        if self.workers != 1:
-            args += ["--workers", str(self.workers)]
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                args, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-        return self
+    def __init__(self, *args: Any, env: dict[str, str] | None = None, **kwargs: Any):
+        super().__init__(*args, env={"LOG_LEVEL": "info", **(env or {})}, **kwargs)
 
     @property
     def pid(self) -> int:

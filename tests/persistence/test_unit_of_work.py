@@ -108,7 +108,7 @@ def test_sqlite_write_transactions_begin_immediate_and_reads_do_not(sqlite_url: 
             "journal_mode": "wal",
             "synchronous": 1,
             "foreign_keys": 1,
-            "busy_timeout": 30000,
+            "busy_timeout": 2000,  # DB_LOCK_TIMEOUT_MS (DatabaseTimeouts().lock_ms)
         }
     finally:
         database.dispose()

@@ -65,8 +65,10 @@ class ServiceUnavailable(ServiceError):
     status = 503
     title = "Service unavailable"
     description = (
-        "The service cannot answer now (its database is unreachable, or it is at its limit "
-        "of connections); retry after `Retry-After` seconds."
+        "The service cannot answer now (its database is unreachable or does not answer "
+        "within the service's bounds, a change waited too long for another change of the "
+        "same game, or it is at its limit of connections); retry after `Retry-After` "
+        "seconds."
     )
 
 
