@@ -1,11 +1,10 @@
-"""``python -m app``: apply the migrations, then serve ``app.main:app`` with uvicorn."""
+"""``python -m app``: apply the migrations, then serve ``app.main:app`` with uvicorn
+(bounded at the edge by :mod:`app.server`)."""
 
 from __future__ import annotations
 
 import argparse
 import copy
-import os
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ import uvicorn
 from sqlalchemy.engine import make_url
 
 from app.persistence.migrate import upgrade
+from app.server.serve import serve
 from app.settings import get_settings
 
 
@@ -70,24 +70,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"database {redact_url(settings.database_url)}",
         flush=True,
     )
-    if args.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-        # Each worker counts its own requests; prometheus-client's multiprocess mode sums
-        # them in /metrics, through files in a folder shared by the workers.
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="vatican-metrics-")
-    level = settings.log_level.upper()
-    uvicorn.run(
-        "app.main:app",
+    serve(
+        settings,
         host=args.host,
         port=args.port,
         workers=args.workers,
-        log_level=settings.log_level.lower(),
-        log_config=log_config(level),
-        # The platform middleware writes one JSON access line per request.
-        access_log=False,
-        # Default "auto": uvloop and httptools when they are installed.
-        loop="auto",
-        http="auto",
-        proxy_headers=True,
+        log_config=log_config(settings.log_level.upper()),
     )
 
 

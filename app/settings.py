@@ -66,6 +66,23 @@ class Settings(BaseSettings):
         """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
         return max(1, min(self.max_concurrent_writes, self.threadpool_size - 1))
 
+    # The HTTP edge (app/server): what one worker process accepts before the app sees a
+    # request. Connections are counted per worker process.
+    # A request line plus headers larger than this, or with more header fields -> 431.
+    max_header_bytes: int = Field(default=16384, ge=1024)
+    max_headers: int = Field(default=100, ge=8)
+    # A connection with no request under way is closed after this many idle seconds.
+    keepalive_timeout_seconds: float = Field(default=5.0, gt=0)
+    # A request's line and headers must all arrive within this many seconds of its first byte.
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    # A client that reads no answer for this long (the send buffer stays full) is cut off.
+    send_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Connections past this many are answered 503 service-unavailable and closed.
+    max_connections: int = Field(default=1000, ge=1)
+    # Requests a client may pipeline ahead of their answers; past it, the connection
+    # answers those and closes.
+    max_pipelined_requests: int = Field(default=16, ge=1)
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

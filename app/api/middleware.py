@@ -16,6 +16,7 @@ from typing import Any
 
 from prometheus_client import Counter, Histogram
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.problems import (
@@ -27,6 +28,9 @@ from app.api.problems import (
 
 REQUEST_ID_HEADER = b"x-request-id"
 UNMATCHED_ROUTE = "unmatched"
+#: The status recorded (metrics, access log) for a request whose client went away before
+#: its answer could be delivered (nginx's convention; never sent on the wire).
+CLIENT_CLOSED_REQUEST = 499
 
 #: The current request's id, for log lines written anywhere while it is handled.
 
@@ -74,6 +78,8 @@ class PlatformMiddleware:
     - An exception that escapes the app -> 503 ``service-unavailable`` when the database
       is down, else a logged 500 ``internal-error``; answered here so the response still
       carries the request id and is counted.
+    - A client that disconnects before its answer is complete is not an error: it is
+      counted and logged (at info) with status 499, and nothing is raised to the server.
     """
 
     def __init__(self, app: ASGIApp, *, max_body_bytes: int, retry_after_seconds: int) -> None:
@@ -107,6 +113,7 @@ class PlatformMiddleware:
 
         status = 500
         started = False
+        disconnected = False
         too_large = False
         replaced = False  # the app's own answer was swapped for our 413
         limit = self.max_body_bytes
@@ -151,11 +158,18 @@ class PlatformMiddleware:
                 message = {**message, "headers": headers}
             await send(message)
 
+        async def receive_watched() -> Message:
+            nonlocal disconnected
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                disconnected = True
+            return message
+
         received = 0
 
         async def receive_limited() -> Message:
             nonlocal received, too_large
-            message = await receive()
+            message = await receive_watched()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
@@ -169,10 +183,15 @@ class PlatformMiddleware:
                 await send_problem(too_large_body(), [])
             else:
                 # A declared length within the limit is enforced by the server itself.
-                inner_receive = receive if content_length is not None else receive_limited
+                inner_receive = receive_watched if content_length is not None else receive_limited
                 await self.app(scope, inner_receive, send_wrapper)
+            if disconnected:
+                status = CLIENT_CLOSED_REQUEST
         except Exception as exc:
-            if started:
+            if disconnected or isinstance(exc, ClientDisconnect):
+                # Nobody to answer: not a failure of the service, nothing to re-raise.
+                status = CLIENT_CLOSED_REQUEST
+            elif started:
                 # Too late for a problem document: the server will cut the response.
                 error_logger.error(
                     "error after the response started on %s %s (request %s)",
@@ -183,7 +202,7 @@ class PlatformMiddleware:
                 )
                 status = 500
                 raise
-            if too_large:
+            elif too_large:
                 await send_problem(too_large_body(), [])
             else:
                 body, unavailable = unexpected_error_body(exc, scope["path"])
@@ -207,6 +226,13 @@ class PlatformMiddleware:
                     await send_problem(body, [])
         finally:
             duration = time.perf_counter() - start
+            if status == CLIENT_CLOSED_REQUEST:
+                error_logger.info(
+                    "client disconnected during %s %s (request %s)",
+                    scope["method"],
+                    scope["path"],
+                    request_id,
+                )
             self._record(scope, status, duration, request_id)
 
     def _record(self, scope: Scope, status: int, duration: float, request_id: str) -> None:

@@ -1,0 +1,96 @@
+"""The answers the edge gives itself, before (or instead of) the app: problem documents
+like every other error of the service, and a counter of what it refused.
+
+The problem catalogue is imported when first needed: this module is imported when a
+worker process unpickles its configuration, before it answers its master's health pings,
+and the catalogue pulls in the whole app.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from prometheus_client import Counter
+from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
+
+EDGE_REFUSALS = Counter(
+    "http_edge_refusals_total",
+    "Connections or requests the HTTP edge refused or cut, by reason.",
+    ["reason"],
+)
+
+#: The reasons counted in ``http_edge_refusals_total``.
+HEADERS_TOO_LARGE = "header-fields-too-large"
+CONNECTION_LIMIT = "connection-limit"
+CONNECTION_FLOOD = "connection-flood"
+PIPELINE_LIMIT = "pipeline-limit"
+HEADER_TIMEOUT = "header-timeout"
+SEND_TIMEOUT = "send-timeout"
+
+
+def refused(reason: str) -> None:
+    EDGE_REFUSALS.labels(reason).inc()
+
+
+def _request_id() -> tuple[bytes, bytes]:
+    return (b"x-request-id", uuid.uuid4().hex.encode("ascii"))
+
+
+def headers_too_large(
+    max_header_bytes: int, max_headers: int, default_headers: list[tuple[bytes, bytes]]
+) -> bytes:
+    """A complete HTTP/1.1 431 response that closes the connection."""
+    from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
+
+    payload = problem_bytes(
+        problem_body(
+            "request-header-fields-too-large",
+            detail=(
+                f"The request line and headers may take at most {max_header_bytes} bytes "
+                f"in at most {max_headers} fields."
+            ),
+        )
+    )
+    lines = [b"HTTP/1.1 431 Request Header Fields Too Large\r\n"]
+    headers = [
+        *default_headers,
+        (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+        (b"content-length", str(len(payload)).encode()),
+        _request_id(),
+        (b"connection", b"close"),
+    ]
+    lines += [name + b": " + value + b"\r\n" for name, value in headers]
+    return b"".join([*lines, b"\r\n", payload])
+
+
+def service_unavailable(max_connections: int, retry_after_seconds: int) -> ASGI3Application:
+    """The app a connection past ``max_connections`` is served by: one 503, then close."""
+    from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
+
+    retry_after = str(retry_after_seconds).encode()
+
+    async def shed(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
+        refused(CONNECTION_LIMIT)
+        payload = problem_bytes(
+            problem_body(
+                "service-unavailable",
+                detail=f"The server is at its limit of {max_connections} connections.",
+                instance=scope.get("path"),  # type: ignore[arg-type]
+            )
+        )
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [
+                    (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+                    (b"content-length", str(len(payload)).encode()),
+                    (b"retry-after", retry_after),
+                    _request_id(),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload, "more_body": False})
+
+    return shed

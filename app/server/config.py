@@ -1,0 +1,82 @@
+"""uvicorn's ``Config``, with the edge's limits and protocol, and workers that watch their
+master."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from uvicorn import Config
+from uvicorn._types import (
+    ASGI3Application,
+    ASGIReceiveCallable,
+    ASGISendCallable,
+    ASGISendEvent,
+    Scope,
+)
+
+from app.server.lifecycle import (
+    die_with_parent,
+    remove_metrics_dir,
+    remove_metrics_dir_if_orphaned,
+)
+from app.server.limits import EdgeLimits
+from app.server.protocol import EdgeHttpToolsProtocol
+
+
+class EdgeConfig(Config):
+    """Picklable like uvicorn's (the worker processes get a copy); ``load()`` runs in the
+    process that serves, so a worker arms its parent watch there, before serving."""
+
+    def __init__(
+        self,
+        app: str,
+        *,
+        edge_limits: EdgeLimits,
+        master_pid: int | None = None,
+        metrics_dir: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(app, http=EdgeHttpToolsProtocol, **kwargs)
+        self.edge_limits = edge_limits
+        self.master_pid = master_pid
+        self.metrics_dir = metrics_dir
+
+    def load(self) -> None:
+        worker = self.master_pid is not None and os.getpid() != self.master_pid
+        if worker and not self.loaded:
+            assert self.master_pid is not None
+            if not die_with_parent(self.master_pid):
+                # The master died while this worker was starting: serve nothing.
+                if self.metrics_dir is not None:
+                    remove_metrics_dir(self.metrics_dir)
+                os._exit(0)
+        super().load()
+        if worker and self.metrics_dir is not None:
+            assert self.master_pid is not None
+            self.loaded_app = OrphanCleanup(self.loaded_app, self.metrics_dir, self.master_pid)
+
+
+class OrphanCleanup:
+    """Removes the metrics folder when this worker's lifespan ends and its master is gone
+    (killed: nobody else will). At the lifespan's end because uvicorn re-raises the
+    signal that stopped it, so ``atexit`` handlers never run."""
+
+    def __init__(self, app: ASGI3Application, metrics_dir: str, master_pid: int) -> None:
+        self.app = app
+        self.metrics_dir = metrics_dir
+        self.master_pid = master_pid
+
+    async def __call__(
+        self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
+    ) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_then_clean(message: ASGISendEvent) -> None:
+            await send(message)
+            if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+                remove_metrics_dir_if_orphaned(self.metrics_dir, self.master_pid)
+
+        await self.app(scope, receive, send_then_clean)

@@ -1,0 +1,290 @@
+"""uvicorn's httptools protocol, bounded.
+
+uvicorn's own protocol trusts the peer: httptools accumulates a header that never ends
+(and any number of them), one read can queue thousands of pipelined requests, and a
+connection that sends nothing is never timed out. This subclass keeps uvicorn's request
+cycle and adds, per connection:
+
+- headers: at most ``max_header_bytes`` (request line included) and ``max_headers``
+  fields, else a 431 problem and close. The bytes are counted before the parser sees
+  them, so a header that never ends costs at most that much memory;
+- time: an idle connection (before its first request too) is closed after
+  ``keepalive_timeout``; a request's line and headers must arrive within
+  ``header_timeout`` of its first byte; a client that leaves answers unread for
+  ``send_timeout`` (the send buffer stays full) is cut off;
+- pipelining: at most ``max_pipelined_requests`` requests queued behind the one being
+  answered; past that the queued ones are answered and the connection closes;
+- connections: past ``max_connections`` in this worker a connection's request is answered
+  with a 503 problem (``Retry-After``) and the connection closed; past twice that it is
+  dropped at once, so that a flood cannot exhaust the file descriptors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from asyncio import TimerHandle
+from typing import Any
+
+import httptools
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from app.server import answers
+from app.server.limits import EdgeLimits
+
+logger = logging.getLogger("app.server")
+
+
+class _Refused(Exception):
+    """Raised to stop the parser; ``EdgeHttpToolsProtocol._refusal`` says why."""
+
+
+class EdgeHttpToolsProtocol(HttpToolsProtocol):
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        limits = getattr(config, "edge_limits", None)
+        self.limits: EdgeLimits = limits if isinstance(limits, EdgeLimits) else EdgeLimits()
+        self.timeout_keep_alive = int(self.limits.keepalive_timeout) or 1
+        self._keepalive_seconds = self.limits.keepalive_timeout
+        self._app = self.app
+        self._shed = False
+        # The head (request line and headers) of the next request being read.
+        self._in_head = True
+        self._head_wire_bytes = 0  # bytes fed to the parser while in the head
+        self._head_field_bytes = 0  # bytes of the fields the parser reported
+        self._head_fields = 0
+        self._head_timer: TimerHandle | None = None
+        self._send_timer: TimerHandle | None = None
+        self._linger_timer: TimerHandle | None = None
+        # Once set, the parser is abandoned: input is dropped (at most linger_bytes).
+        self._refusal: str | None = None
+        self._dead = False
+        self._linger_left = 0
+
+    # Connection
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        open_connections = len(self.connections)
+        if open_connections > self.limits.max_connections:
+            if open_connections > 2 * self.limits.max_connections:
+                answers.refused(answers.CONNECTION_FLOOD)
+                self._dead = True
+                transport.abort()
+                return
+            self._shed = True
+        # uvicorn arms its keep-alive timer only after a first answer: a connection that
+        # never sends anything would be held forever.
+        self._arm_keepalive()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for timer in (self._head_timer, self._send_timer, self._linger_timer):
+            if timer is not None:
+                timer.cancel()
+        self._head_timer = self._send_timer = self._linger_timer = None
+        super().connection_lost(exc)
+
+    def _arm_keepalive(self) -> None:
+        self._unset_keepalive_if_required()
+        self.timeout_keep_alive_task = self.loop.call_later(
+            self._keepalive_seconds, self.timeout_keep_alive_handler
+        )
+
+    # Input
+
+    def data_received(self, data: bytes) -> None:
+        if self._dead:
+            self._drop(data)
+            return
+        self._unset_keepalive_if_required()
+        if self._in_head and self._head_timer is None:
+            self._head_timer = self.loop.call_later(
+                self.limits.header_timeout, self._head_timed_out
+            )
+        try:
+            self._feed(data)
+        except (_Refused, httptools.HttpParserCallbackError) as exc:
+            if self._refusal is None:  # a bug in a callback: uvicorn answers those 400
+                self._bad_request()
+            elif self._refusal == answers.PIPELINE_LIMIT:
+                self._finish_then_close()
+            else:
+                self._refuse_headers()
+            if isinstance(exc, httptools.HttpParserCallbackError):
+                exc.__context__ = None
+        except httptools.HttpParserError:
+            self._bad_request()
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+
+    def _feed(self, data: bytes) -> None:
+        limit = self.limits.max_header_bytes
+        while data:
+            if not self._in_head:
+                self.parser.feed_data(data)
+                return
+            room = limit - self._head_wire_bytes
+            if len(data) > room:
+                chunk, data = data[:room], data[room:]
+            else:
+                chunk, data = data, b""
+            self._head_wire_bytes += len(chunk)
+            if chunk:
+                self.parser.feed_data(chunk)
+            if self._in_head and data:
+                self._refusal = answers.HEADERS_TOO_LARGE
+                raise _Refused
+
+    def _bad_request(self) -> None:
+        msg = "Invalid HTTP request received."
+        self.logger.warning(msg)
+        self._dead = True
+        self.send_400_response(msg)
+
+    def _drop(self, data: bytes) -> None:
+        if self._linger_timer is None:
+            # Waiting for queued answers before closing: read no more.
+            self.flow.pause_reading()
+            return
+        self._linger_left -= len(data)
+        if self._linger_left < 0:
+            self.transport.close()
+
+    # Parser callbacks
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+
+    def on_url(self, url: bytes) -> None:
+        self._head_field_bytes += len(url)
+        self._check_head()
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._head_fields += 1
+        self._head_field_bytes += len(name) + len(value) + 4
+        self._check_head()
+        super().on_header(name, value)
+
+    def _check_head(self) -> None:
+        if (
+            self._head_fields > self.limits.max_headers
+            or self._head_field_bytes > self.limits.max_header_bytes
+        ):
+            self._refusal = answers.HEADERS_TOO_LARGE
+            raise _Refused
+
+    def on_headers_complete(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        self._in_head = False
+        busy = self.cycle is not None and not self.cycle.response_complete
+        if busy and len(self.pipeline) >= self.limits.max_pipelined_requests:
+            self._refusal = answers.PIPELINE_LIMIT
+            raise _Refused
+        if self._shed:
+            self.app = answers.service_unavailable(
+                self.limits.max_connections, self.limits.retry_after_seconds
+            )
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._in_head = True
+        self._head_wire_bytes = self._head_field_bytes = self._head_fields = 0
+
+    # Refusals
+
+    def _busy(self) -> bool:
+        return self.cycle is not None and not self.cycle.response_complete
+
+    def _finish_then_close(self) -> None:
+        """Answer what is already queued, read nothing more, close after the last answer."""
+        if self._refusal is not None:
+            answers.refused(self._refusal)
+        self._dead = True
+        self.flow.pause_reading()
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        if self._busy():
+            self.cycle.keep_alive = False
+        else:
+            self.transport.close()
+
+    def _refuse_headers(self) -> None:
+        if self._busy():
+            # An answer is being written on this connection: no 431 can be slipped in.
+            self._finish_then_close()
+            return
+        answers.refused(answers.HEADERS_TOO_LARGE)
+        self._dead = True
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        self.transport.write(
+            answers.headers_too_large(
+                self.limits.max_header_bytes,
+                self.limits.max_headers,
+                self.server_state.default_headers,
+            )
+        )
+        self._linger()
+
+    def _linger(self) -> None:
+        """Close the sending side, and drop what the client still sends for a moment, so
+        that the close does not reset the answer away before the client reads it."""
+        self._linger_left = self.limits.linger_bytes
+        self._linger_timer = self.loop.call_later(self.limits.linger_seconds, self.transport.close)
+        try:
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+        except (OSError, RuntimeError):
+            self.transport.close()
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if not self._in_head or self.transport.is_closing():
+            return
+        self._refusal = answers.HEADER_TIMEOUT
+        self._finish_then_close()
+
+    # Output
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._send_timer is None:
+            self._send_timer = self.loop.call_later(self.limits.send_timeout, self._send_timed_out)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _send_timed_out(self) -> None:
+        self._send_timer = None
+        if not self.transport.is_closing():
+            answers.refused(answers.SEND_TIMEOUT)
+            self.transport.abort()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._dead:
+            self.flow.pause_reading()
+        elif self.timeout_keep_alive_task is not None:
+            # uvicorn armed it with whole seconds: use the configured value.
+            self._arm_keepalive()

@@ -1,0 +1,60 @@
+"""Serve the app with uvicorn: one process, or a master and its workers."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from uvicorn import Server
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import Multiprocess
+
+from app.server.config import EdgeConfig
+from app.server.lifecycle import make_metrics_dir, remove_metrics_dir
+from app.server.limits import EdgeLimits
+from app.settings import Settings
+
+APP = "app.main:app"
+
+
+def serve(
+    settings: Settings, *, host: str, port: int, workers: int, log_config: dict[str, Any]
+) -> None:
+    """What ``uvicorn.run`` does, with :class:`EdgeConfig`; a metrics folder this made for
+    its workers is removed when it stops."""
+    metrics_dir: str | None = None
+    if workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        # Each worker counts its own requests; prometheus-client's multiprocess mode sums
+        # them in /metrics, through files in a folder shared by the workers.
+        metrics_dir = make_metrics_dir()
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    config = EdgeConfig(
+        APP,
+        edge_limits=EdgeLimits.from_settings(settings),
+        master_pid=os.getpid() if workers > 1 else None,
+        metrics_dir=metrics_dir,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=settings.log_level.lower(),
+        log_config=log_config,
+        # The platform middleware writes one JSON access line per request.
+        access_log=False,
+        # uvloop when installed; the protocol is always the bounded httptools one.
+        loop="auto",
+        proxy_headers=True,
+        timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
+    )
+    try:
+        if workers > 1:
+            sock = config.bind_socket()
+            Multiprocess(config, sockets=[sock]).run()
+        else:
+            server = Server(config)
+            server.run()
+            if not server.started:
+                sys.exit(STARTUP_FAILURE)
+    finally:
+        if metrics_dir is not None:
+            remove_metrics_dir(metrics_dir)

@@ -1,0 +1,79 @@
+"""Idle and slow connections are closed after documented timeouts.
+
+The bounds asserted are generous (several seconds over the setting): the machine running
+the suite is loaded, and only "closed at all, not long after the setting" matters here.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from bench.attacks import connect, read_all, status_of
+from tests.edge.conftest import closed_within, edge_server
+
+
+def test_a_connection_that_sends_nothing_is_closed_after_the_keepalive_timeout(
+    tmp_path: Path,
+) -> None:
+    with edge_server(tmp_path, "idle", KEEPALIVE_TIMEOUT_SECONDS="1") as server:
+        sock = connect(server.port)
+        took = closed_within(sock, 8.0)
+        sock.close()
+    assert took is not None, "an idle connection was still open after 8 s"
+    assert 0.5 < took < 8.0
+
+
+def test_an_idle_keepalive_connection_is_closed_and_a_busy_one_kept(tmp_path: Path) -> None:
+    """The timeout is the setting (1 s here; uvicorn's own is 5 s); closed within 4 s
+    (3 s of margin for a loaded machine)."""
+    with edge_server(tmp_path, "keepalive", KEEPALIVE_TIMEOUT_SECONDS="1") as server:
+        sock = connect(server.port)
+        for _ in range(3):  # requests 0.5 s apart: within the timeout, the connection stays
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\n\r\n")
+            answer = b""
+            while not answer.endswith(b'{"status":"ok"}'):
+                chunk = sock.recv(65536)
+                assert chunk, "closed while the client was busy"
+                answer += chunk
+            assert status_of(answer) == 200
+            time.sleep(0.5)
+        took = closed_within(sock, 8.0)
+        sock.close()
+    assert took is not None and took < 4.0
+
+
+def test_headers_sent_slowly_are_cut_after_the_header_timeout(tmp_path: Path) -> None:
+    """Slowloris: a header line every 0.3 s keeps the connection busy but never
+    finishes the request; the header timeout (2 s) closes it."""
+    with edge_server(tmp_path, "slow", HEADER_TIMEOUT_SECONDS="2") as server:
+        sock = connect(server.port)
+        start = time.monotonic()
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\n")
+        closed = False
+        for line in range(40):  # 12 s at most
+            time.sleep(0.3)
+            try:
+                sock.sendall(b"X-Slow-%d: v\r\n" % line)
+            except OSError:
+                closed = True
+                break
+            sock.setblocking(False)
+            try:
+                closed = sock.recv(4096) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed = True
+            sock.setblocking(True)
+            if closed:
+                break
+        took = time.monotonic() - start
+        sock.close()
+        # A normal request on a new connection is unaffected.
+        fresh = connect(server.port)
+        fresh.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n")
+        assert status_of(read_all(fresh)) == 200
+        fresh.close()
+    assert closed, "a slow-header connection was still open after 12 s"
+    assert 1.5 < took < 8.0
