@@ -136,7 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         changes,
         sse_frame,
         buffer_events=settings.stream_buffer_events,
-        max_subscribers=settings.max_streams,
+        max_subscribers=settings.stream_slots,
         retry_after=settings.retry_after_seconds,
         observe=LIVE_SUBSCRIBERS.set,
     )

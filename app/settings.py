@@ -62,6 +62,12 @@ class Settings(BaseSettings):
     cors_max_age_seconds: int = Field(default=600, ge=0)
 
     @property
+    def stream_slots(self) -> int:
+        """``max_streams``, capped so that streams take at most four fifths of
+        ``max_connections``: the rest stays free for ordinary requests."""
+        return min(self.max_streams, self.max_connections * 4 // 5)
+
+    @property
     def write_slots(self) -> int:
         """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
         return max(1, min(self.max_concurrent_writes, self.threadpool_size - 1))
@@ -77,8 +83,9 @@ class Settings(BaseSettings):
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     # A client that reads no answer for this long (the send buffer stays full) is cut off.
     send_timeout_seconds: float = Field(default=30.0, gt=0)
-    # Connections past this many are answered 503 service-unavailable and closed.
-    max_connections: int = Field(default=1000, ge=1)
+    # Connections past this many are answered 503 service-unavailable and closed. Event
+    # streams hold a connection each: see ``stream_slots``.
+    max_connections: int = Field(default=1250, ge=1)
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)
