@@ -23,17 +23,18 @@ import os
 import sys
 from pathlib import Path
 
-import uvicorn
 from fastapi import FastAPI, Response
 from sqlalchemy import text
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))  # for the target "ceiling:app", workers too
 
 from app.__main__ import log_config  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.persistence.db import Database  # noqa: E402
 from app.persistence.migrate import upgrade  # noqa: E402
+from app.server.serve import serve  # noqa: E402
 from app.settings import get_settings  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "10000"))
@@ -83,18 +84,15 @@ def main() -> None:
     port, workers = int(sys.argv[1]), int(sys.argv[2])
     settings = get_settings()
     prepare(settings.database_url, ROWS)
-    uvicorn.run(
-        "ceiling:app",
-        factory=True,
-        app_dir=str(REPO / "bench"),
+    # The same server, protocol, limits and options as ``python -m app``.
+    serve(
+        settings,
         host="127.0.0.1",
         port=port,
         workers=workers,
-        log_level=settings.log_level.lower(),
         log_config=log_config(settings.log_level.upper()),
-        access_log=False,
-        loop="auto",
-        http="auto",
+        target="ceiling:app",
+        factory=True,
     )
 
 

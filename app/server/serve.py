@@ -19,10 +19,18 @@ APP = "app.main:app"
 
 
 def serve(
-    settings: Settings, *, host: str, port: int, workers: int, log_config: dict[str, Any]
+    settings: Settings,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    log_config: dict[str, Any],
+    target: str = APP,
+    **uvicorn_options: Any,
 ) -> None:
     """What ``uvicorn.run`` does, with :class:`EdgeConfig`; a metrics folder this made for
-    its workers is removed when it stops."""
+    its workers is removed when it stops. ``target`` and ``uvicorn_options`` let the
+    benchmarks serve a variant of the app exactly the same way."""
     metrics_dir: str | None = None
     if workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
         # Each worker counts its own requests; prometheus-client's multiprocess mode sums
@@ -30,7 +38,7 @@ def serve(
         metrics_dir = make_metrics_dir()
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     config = EdgeConfig(
-        APP,
+        target,
         edge_limits=EdgeLimits.from_settings(settings),
         master_pid=os.getpid() if workers > 1 else None,
         metrics_dir=metrics_dir,
@@ -45,6 +53,7 @@ def serve(
         loop="auto",
         proxy_headers=True,
         timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
+        **uvicorn_options,
     )
     try:
         if workers > 1:
