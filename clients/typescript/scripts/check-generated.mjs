@@ -11,10 +11,12 @@ const committed = join(here, "src", "schema.ts");
 const dir = mkdtempSync(join(tmpdir(), "vr-schema-"));
 const fresh = join(dir, "schema.ts");
 try {
+  // The same command as `npm run generate`, with the output elsewhere.
+  const { scripts } = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
+  const args = scripts.generate.split(/\s+/).slice(1);
+  args[args.indexOf("--output") + 1] = fresh;
   const bin = join(here, "node_modules", "openapi-typescript", "bin", "cli.js");
-  execFileSync(process.execPath, [bin, join(here, "..", "..", "openapi", "openapi.json"), "--output", fresh], {
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  execFileSync(process.execPath, [bin, ...args], { cwd: here, stdio: ["ignore", "ignore", "inherit"] });
   if (readFileSync(fresh, "utf8") !== readFileSync(committed, "utf8")) {
     console.error("src/schema.ts is stale: run `npm run generate` in clients/typescript and commit it.");
     process.exit(1);
