@@ -80,7 +80,23 @@ test("a full game: create, faith, decisions, three reports, gains, final scores,
   const second = await host.resolveReport(gameId, 2, { default_choice: "support" });
   assert.equal(second.status, 201);
   await host.setFaith(gameId, { faith: { p1: 3, p2: 15, p3: 7 } });
-  const third = await host.resolveReport(gameId, 3);
+  // The answer to the first try is lost on the way back (the resolution did happen): the
+  // client sends the same call again with the same key and gets the first answer replayed.
+  let lost = 0;
+  const unlucky = new VaticanReportClient({
+    baseUrl: baseUrl!,
+    token: created.data.host_token,
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if (url.endsWith("/reports/3/resolution") && lost++ === 0) throw new TypeError("connection reset");
+      return response;
+    },
+    sleep: async () => undefined,
+  });
+  const third = await unlucky.resolveReport(gameId, 3, {}, { ifMatch: host.etag(gameId)! });
+  assert.equal(lost, 2);
+  assert.equal(third.status, 201);
+  assert.equal(third.replayed, true);
   const last = Object.fromEntries((third.data.outcomes ?? []).map((o) => [o.player_id, o]));
   assert.equal(last["p1"]?.outcome, "excommunicated");
   assert.equal(last["p2"]?.victory_points.faith, 30);
@@ -121,6 +137,7 @@ test("a full game: create, faith, decisions, three reports, gains, final scores,
     Array.from({ length: state.version }, (_, i) => i + 1),
   );
   assert.equal(log.data.events[0]?.type, "game_created");
+  assert.equal(log.data.events.filter((e) => e.type === "report_resolved").length, 3);
   const followed: GameEvent[] = [];
   const follower = anna.follow(gameId, {
     after: 2,
