@@ -74,9 +74,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const transient = async (error: unknown, retryAfterMs?: number | null): Promise<void> => {
     if (signal.aborted) return;
     options.onError?.(error);
-    const wait = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
+    const delay = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
     failures++;
-    await transport.pause(wait, signal);
+    await transport.pause(delay, signal);
   };
 
   const fatalProblem = async (response: Response): Promise<ProblemError> => {
@@ -219,6 +219,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   };
 
   const done = run();
+  // Marked as handled so that a follower whose `done` nobody awaits cannot crash the
+  // process with an unhandled rejection; awaiting `done` still sees the error.
+  done.catch(() => undefined);
   return {
     get lastSeq() {
       return state.lastSeq;

@@ -211,3 +211,19 @@ test("a long-poll that never answers is given up after wait plus idleTimeoutMs, 
   assert.equal(fake.calls[0]?.url, `${BASE}/v1/games/g1/events?after=0&wait=0`);
   assert.ok(errors[0] instanceof IdleTimeoutError, String(errors[0]));
 });
+
+test("a fatal error nobody awaits does not become an unhandled rejection", async () => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", record);
+  try {
+    const fake = new FakeFetch(problem(403, "forbidden"));
+    const { sdk } = setup(fake);
+    const follower = sdk.follow("g1", { onEvent: () => undefined });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(unhandled, []);
+    await assert.rejects(follower.done, (e: unknown) => isProblem(e, "forbidden"));
+  } finally {
+    process.off("unhandledRejection", record);
+  }
+});
