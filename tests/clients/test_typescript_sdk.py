@@ -73,6 +73,24 @@ def test_generated_types_match_the_committed_contract(installed: None) -> None:
     assert "matches openapi/openapi.json" in output
 
 
+def test_drift_check_fails_on_a_stale_schema(installed: None, tmp_path: Path) -> None:
+    """The check above can fail: one changed line of the generated file is caught."""
+    stale = tmp_path / "schema.ts"
+    generated = (SDK / "src" / "schema.ts").read_text(encoding="utf-8")
+    stale.write_text(generated.replace("last_seq: number;", "last_seq: string;", 1))
+    assert stale.read_text(encoding="utf-8") != generated
+    result = subprocess.run(
+        ["node", "scripts/check-generated.mjs", "--committed", str(stale)],
+        cwd=SDK,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "is stale: run `npm run generate`" in result.stderr
+
+
 def test_sdk_type_checks_passes_its_unit_tests_and_plays_a_live_game(
     installed: None, live_url: str
 ) -> None:
