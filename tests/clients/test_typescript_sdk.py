@@ -113,3 +113,13 @@ def test_sdk_builds_the_package_it_would_publish(installed: None) -> None:
     files = {entry["path"] for entry in packed[0]["files"]}
     assert {"package.json", "README.md", "dist/index.js", "dist/index.d.ts"} <= files
     assert not any(f.startswith(("src/", "test/", "node_modules/", ".test-build/")) for f in files)
+
+
+def test_missing_node_fails_under_ci_and_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="node and npm are needed"):
+        _npm()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="node and npm are needed"):
+        _npm()
