@@ -227,3 +227,14 @@ test("a fatal error nobody awaits does not become an unhandled rejection", async
     process.off("unhandledRejection", record);
   }
 });
+
+test("a fetch that cannot stream a body (React Native) makes follow long-poll", async () => {
+  const fake = new FakeFetch(
+    new Response(null, { status: 200, headers: { "Content-Type": "text/event-stream" } }),
+    json(200, { events: [{ seq: 1, type: "game_created", at: "2026-11-30T20:00:00Z", data: {} }], last_seq: 1 }),
+  );
+  const { sdk } = setup(fake);
+  const { seen, follower } = await collect(sdk, 1);
+  assert.deepEqual(seen, [1]);
+  assert.equal(follower.mode, "poll");
+});
