@@ -38,7 +38,9 @@ export type Game = Answer<"getGame">;
 export type Report = Answer<"getReport">;
 export type EventList = Answer<"listGameEvents">;
 export type GameEvent = EventList["events"][number];
-export type Problem = Schemas["Problem"];
+export type Problem = Schemas extends { Problem: infer P } ? P : { type: string; title: string; status: number };
 
-/** A problem's slug: the last part of its `type`, e.g. `version-mismatch`. */
-export type ProblemSlug = Problem["type"] extends `/problems/${infer S}` ? S : never;
+type SlugOf<T> = T extends `${string}/problems/${infer S}` ? S : never;
+/** A problem's slug: the last part of its `type`, e.g. `version-mismatch` (any string
+ * where the contract does not enumerate them). */
+export type ProblemSlug = [SlugOf<Problem["type"]>] extends [never] ? string : SlugOf<Problem["type"]>;
