@@ -155,3 +155,35 @@ test("a full game: create, faith, decisions, three reports, gains, final scores,
   );
   assert.deepEqual(followed, log.data.events.slice(2));
 });
+
+test("follow() hears a change made by another client through the event stream", { skip }, async () => {
+  const anyone = new VaticanReportClient({ baseUrl: baseUrl! });
+  const created = await anyone.createGame({ players: [{ name: "Anna" }, { name: "Bruno" }], seed: 7 });
+  const gameId = created.data.game.id;
+  const host = anyone.withToken(created.data.host_token);
+  const bruno = anyone.withToken(created.data.player_tokens["p2"]!);
+
+  const heard: GameEvent[] = [];
+  let resolveHeard: () => void = () => {};
+  const arrived = new Promise<void>((resolve) => (resolveHeard = resolve));
+  const follower = bruno.follow(gameId, {
+    after: 1,
+    onEvent: (event) => {
+      heard.push(event);
+      resolveHeard();
+    },
+  });
+  const timer = setTimeout(() => follower.close(), 60_000); // a hang fails below, not forever
+  // The change is made once the stream is open: it can only arrive live.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await host.setFaith(gameId, { faith: { p1: 4, p2: 1 } });
+  await arrived;
+  assert.equal(follower.mode, "stream");
+  follower.close();
+  await follower.done.catch(() => undefined);
+  clearTimeout(timer);
+  assert.deepEqual(
+    heard.map((e) => [e.seq, e.type]),
+    [[2, "faith_set"]],
+  );
+});
