@@ -1,0 +1,227 @@
+// Following a game live: Server-Sent Events over a streamed fetch (the token stays in the
+// Authorization header), resumed with Last-Event-ID after any break, with a fallback to
+// long-polling `GET .../events?after=N&wait=25` where the stream is not served.
+import { ProblemError, asProblem, problemFromStatus } from "./problems.js";
+import { SseParser } from "./sse.js";
+import { Transport, isAbort, parseRetryAfter } from "./transport.js";
+import type { EventList, GameEvent } from "./types.js";
+
+export interface FollowOptions {
+  /** The last seq already seen: only later events are delivered (default 0: all of them). */
+  after?: number;
+  /** Called once per event, in seq order, never twice for one seq; awaited before the next. */
+  onEvent: (event: GameEvent) => void | Promise<void>;
+  /** Told of each transient failure (a dropped stream, a 503) before following resumes. */
+  onError?: (error: unknown) => void;
+  /** Stops following when aborted (as `close()` does). */
+  signal?: AbortSignal;
+  /** `auto` (default): the stream, or long-polling where it is not served. */
+  mode?: "auto" | "stream" | "poll";
+  /** Seconds a long-poll may wait for an event (0..30, default 25). */
+  wait?: number;
+  /** The shortest time between two polls that brought nothing (default 1000 ms). */
+  minPollIntervalMs?: number;
+  /** A token for this follow only. */
+  token?: string;
+}
+
+export interface Follower {
+  /** The seq of the last event delivered. */
+  readonly lastSeq: number;
+  /** `stream` or `poll`: how the events arrive now. */
+  readonly mode: "stream" | "poll";
+  /** Stop following; `done` then resolves. */
+  close(): void;
+  /** Resolves when closed; rejects on an error that following cannot get past (401, 403,
+   * 404, or `onEvent` throwing). */
+  readonly done: Promise<void>;
+}
+
+const FALLBACK_STATUSES = new Set([404, 405, 406, 501]);
+
+export function follow(transport: Transport, gameId: string, options: FollowOptions): Follower {
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort();
+  if (options.signal?.aborted) controller.abort();
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+
+  const path = `/v1/games/${encodeURIComponent(gameId)}/events`;
+  const signal = controller.signal;
+  const state = {
+    lastSeq: options.after ?? 0,
+    mode: (options.mode === "poll" ? "poll" : "stream") as "stream" | "poll",
+  };
+  let failures = 0;
+  let reconnectMs: number | undefined;
+
+  const deliver = async (event: GameEvent): Promise<void> => {
+    if (event.seq <= state.lastSeq) return; // a replay after a resume: already delivered
+    await options.onEvent(event);
+    state.lastSeq = event.seq;
+  };
+
+  const transient = async (error: unknown, retryAfterMs?: number | null): Promise<void> => {
+    options.onError?.(error);
+    const wait = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
+    failures++;
+    await transport.pause(wait, signal);
+  };
+
+  const fatalProblem = async (response: Response): Promise<ProblemError> => {
+    const text = await response.text().catch(() => "");
+    let problem;
+    try {
+      problem = asProblem(JSON.parse(text), response.status, response.statusText);
+    } catch {
+      problem = problemFromStatus(response.status, response.statusText);
+    }
+    return new ProblemError(problem, {
+      requestId: response.headers.get("X-Request-ID"),
+      retryAfterMs: parseRetryAfter(response.headers.get("Retry-After")),
+    });
+  };
+
+  /** One connection to the stream: returns when it ends; false when it is not served. */
+  const streamOnce = async (): Promise<boolean> => {
+    const headers = transport.headers(options.token, "text/event-stream");
+    if (state.lastSeq > 0) headers.set("Last-Event-ID", String(state.lastSeq));
+    let response: Response;
+    try {
+      response = await transport.raw(transport.url(`${path}/stream`), { headers, signal });
+    } catch (error) {
+      if (signal.aborted || isAbort(error)) throw error;
+      await transient(error);
+      return true;
+    }
+    const type = response.headers.get("Content-Type") ?? "";
+    if (response.ok && type.startsWith("text/event-stream") && response.body) {
+      await readStream(response.body);
+      return true;
+    }
+    if (options.mode !== "stream" && (response.ok || FALLBACK_STATUSES.has(response.status))) {
+      await response.body?.cancel().catch(() => undefined);
+      return false;
+    }
+    const error = await fatalProblem(response);
+    if (isTransientStatus(response.status)) {
+      await transient(error, error.retryAfterMs);
+      return true;
+    }
+    throw error;
+  };
+
+  const readStream = async (body: ReadableStream<Uint8Array>): Promise<void> => {
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (signal.aborted || isAbort(error)) throw error;
+          await transient(error);
+          return;
+        }
+        const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+        for (const message of parser.push(text)) {
+          if (message.retry !== undefined) reconnectMs = message.retry;
+          if (message.data === "") continue;
+          const event = parseEvent(message.data, message.id);
+          if (event) {
+            await deliver(event);
+            failures = 0;
+          }
+        }
+        if (chunk.done) {
+          parser.end();
+          // The server closed the stream (a deploy, a proxy timeout): resume where we are.
+          await transient(new Error("the event stream ended"));
+          return;
+        }
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  };
+
+  /** One long-poll. */
+  const pollOnce = async (): Promise<void> => {
+    const started = Date.now();
+    const headers = transport.headers(options.token);
+    const url = transport.url(path, { after: state.lastSeq, wait: options.wait ?? 25 });
+    let response: Response;
+    try {
+      response = await transport.raw(url, { headers, signal });
+    } catch (error) {
+      if (signal.aborted || isAbort(error)) throw error;
+      await transient(error);
+      return;
+    }
+    if (!response.ok) {
+      const error = await fatalProblem(response);
+      if (isTransientStatus(response.status)) return transient(error, error.retryAfterMs);
+      throw error;
+    }
+    const page = (await response.json()) as EventList;
+    failures = 0;
+    for (const event of page.events) await deliver(event);
+    if (page.events.length === 0) {
+      // A server that answers at once (no `wait` support, or a proxy) must not be hammered.
+      const rest = (options.minPollIntervalMs ?? 1000) - (Date.now() - started);
+      if (rest > 0) await transport.pause(rest, signal);
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    try {
+      while (!signal.aborted) {
+        if (state.mode === "stream") {
+          if (!(await streamOnce())) state.mode = "poll";
+        } else {
+          await pollOnce();
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    } finally {
+      options.signal?.removeEventListener("abort", onOuterAbort);
+      controller.abort();
+    }
+  };
+
+  const done = run();
+  return {
+    get lastSeq() {
+      return state.lastSeq;
+    },
+    get mode() {
+      return state.mode;
+    },
+    close: () => controller.abort(),
+    done,
+  };
+}
+
+function isTransientStatus(status: number): boolean {
+  return status === 429 || status === 502 || status === 503 || status === 504;
+}
+
+function parseEvent(data: string, id: string): GameEvent | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== "object") return null;
+  const event = value as Partial<GameEvent>;
+  if (typeof event.seq !== "number") {
+    const seq = Number(id);
+    if (!Number.isInteger(seq) || seq <= 0) return null;
+    event.seq = seq;
+  }
+  return event as GameEvent;
+}
