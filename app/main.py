@@ -17,6 +17,7 @@ from app.api.ops import router as ops_router
 from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
+from app.api.table import install_table
 from app.persistence.db import Database
 from app.services.calculations import Calculations
 from app.services.games import GameService
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_docs(app)
     for router in ROUTERS:
         app.include_router(router)
+    install_table(app)
     install_openapi(app)
     return app
 
