@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from anyio import to_thread
 from fastapi import FastAPI
@@ -17,12 +20,15 @@ from app.api.ops import router as ops_router
 from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
+from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.table import install_table
+from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
 from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
 from app.services.idempotency import Idempotency
+from app.services.live import LiveHub
 from app.services.reports import ReportService
 from app.services.tile_packs import load_catalogue
 from app.services.transactions import GameTransactions
@@ -54,6 +60,24 @@ def _package_version() -> str:
         return "1.0.0"
 
 
+def _end_streams_on_signals(hub: LiveHub) -> None:
+    """On SIGTERM/SIGINT, end every stream at once, then let the server shut down as it
+    would: it waits for open responses, and a stream would otherwise never end. Its
+    client reconnects, to another replica, with its Last-Event-ID."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(number)
+        if not callable(previous):  # not under a server that handles the signal
+            continue
+
+        def handler(signum: int, frame: object, previous: Any = previous) -> None:
+            hub.close_threadsafe()
+            previous(signum, frame)
+
+        signal.signal(number, handler)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app. Cheap: the database is connected to lazily, on first use."""
     settings = settings or get_settings()
@@ -64,9 +88,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Stored-game routes run in the threadpool, each holding a database connection:
         # more threads than connections only queue on the pool and fight over the GIL.
         to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
+        _end_streams_on_signals(live_hub)
         try:
             yield
         finally:
+            live_hub.stop()
             app.state.db.dispose()
 
     app = FastAPI(
@@ -86,13 +112,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     catalogue = app.state.catalogue = load_catalogue(settings.tile_packs_dir)
     # The use cases are stateless objects built once; every request shares them.
     idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
+    changes = ChangeFeed(db, poll_seconds=settings.change_poll_seconds)
     transactions = GameTransactions(
-        db, GameDocuments(catalogue), max_events=settings.max_events_per_game
+        db, GameDocuments(catalogue), max_events=settings.max_events_per_game, changes=changes
     )
     calculations = app.state.calculations = Calculations(catalogue)
     app.state.game_service = GameService(transactions, idempotency, catalogue, calculations)
     app.state.report_service = ReportService(transactions, idempotency)
     app.state.health = Health(db)
+    live_hub = app.state.live_hub = LiveHub(
+        db,
+        changes,
+        sse_frame,
+        buffer_events=settings.stream_buffer_events,
+        max_subscribers=settings.max_streams,
+        retry_after=settings.retry_after_seconds,
+        observe=LIVE_SUBSCRIBERS.set,
+    )
 
     install_problem_handlers(app)
     app.add_middleware(

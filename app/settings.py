@@ -34,6 +34,14 @@ class Settings(BaseSettings):
     threadpool_size: int = Field(default=4, ge=1)
     # The most changes (events) one game may log; a real game logs a few dozen.
     max_events_per_game: int = Field(default=1000, ge=1)
+    # Following games live (docs/api.md "Following a game live").
+    stream_heartbeat_seconds: float = Field(default=15.0, gt=0)
+    stream_buffer_events: int = Field(default=256, ge=1)
+    max_streams: int = Field(default=1000, ge=0)
+    stream_max_seconds: float = Field(default=600.0, gt=0)
+    # How often a process looks for changes committed by other processes when PostgreSQL's
+    # LISTEN/NOTIFY is not there (SQLite), and re-checks after a lost listener connection.
+    change_poll_seconds: float = Field(default=0.05, gt=0)
 
 
 @lru_cache(maxsize=1)

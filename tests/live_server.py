@@ -37,6 +37,7 @@ class Server:
         workers: int = 1,
         python: str = sys.executable,
         cwd: Path = REPO_ROOT,
+        env: dict[str, str] | None = None,
     ):
         self.database_url = database_url
         self.name = name
@@ -44,6 +45,7 @@ class Server:
         self.workers = workers
         self.python = python
         self.cwd = cwd
+        self.env = env or {}  # settings for this server, over the test's environment
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"{name}-{self.port}.log"
@@ -52,6 +54,7 @@ class Server:
     def start(self) -> Server:
         env = dict(os.environ)
         env.update(DATABASE_URL=self.database_url, LOG_LEVEL="warning", PYTHONUNBUFFERED="1")
+        env.update(self.env)
         args = [self.python, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
         if not self.migrate:
             args.append("--no-migrate")

@@ -11,6 +11,7 @@ from app.domain.tiles import Catalogue
 from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
+from app.services.live import LiveHub
 from app.services.reports import ReportService
 
 
@@ -45,3 +46,11 @@ TileCatalogue = Annotated[Catalogue, Depends(get_catalogue)]
 CalculationsService = Annotated[Calculations, Depends(get_calculations)]
 GameUseCases = Annotated[GameService, Depends(get_game_service)]
 ReportUseCases = Annotated[ReportService, Depends(get_report_service)]
+
+
+async def get_live_hub(request: Request) -> LiveHub:
+    hub: LiveHub = request.app.state.live_hub
+    return hub
+
+
+LiveGames = Annotated[LiveHub, Depends(get_live_hub)]

@@ -62,3 +62,17 @@ class TooManyRequests(ServiceError):
     def __init__(self, detail: str, *, retry_after: int, **extra: Any) -> None:
         super().__init__(detail, **extra)
         self.retry_after = retry_after
+
+
+class TooManyStreams(ServiceError):
+    slug = "too-many-streams"
+    status = 503
+    title = "Too many clients follow games here"
+    description = (
+        "This process follows as many games live (streams and long-polls) as it may; retry "
+        "after `Retry-After` seconds, perhaps on another replica."
+    )
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.errors import NotFound
 from app.domain.game import GameEvent, GameState, apply
+from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
 from app.persistence.models import utcnow
 from app.persistence.repositories import (
@@ -113,10 +114,19 @@ class Change:
 class GameTransactions:
     """Reads and changes of one stored game, for the use cases (``games.py``, ``reports.py``)."""
 
-    def __init__(self, db: Database, presenter: Presenter, *, max_events: int) -> None:
+    def __init__(
+        self,
+        db: Database,
+        presenter: Presenter,
+        *,
+        max_events: int,
+        changes: ChangeFeed | None = None,
+    ) -> None:
         self.db = db
         self.presenter = presenter
         self.max_events = max_events
+        # Announces each change at its commit to whoever follows the game (live.py).
+        self.changes = changes
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -194,6 +204,8 @@ class GameTransactions:
         repository.update(change.game, document, self.presenter.key, change.at)
         change.document = GameDocument(change.game.version, document.encode())
         EventRepository(session).append(game_id, change.game.version, change.event, change.at)
+        if self.changes is not None:
+            self.changes.record(session, game_id, change.game.version)
 
     def create(
         self, session: Session, game_id: str, event: GameEvent, credentials: Credentials

@@ -36,8 +36,13 @@ PINNED: dict[str, dict[str, int]] = {
         "calculateGameFinalScores": 2,
     },
 }
-# psycopg begins its transactions implicitly: one statement less each.
-PINNED["postgresql"] = {name: count - 1 for name, count in PINNED["sqlite"].items()}
+# psycopg begins its transactions implicitly: one statement less each; but a change also
+# sends its pg_notify (SELECT pg_notify(...), in its transaction) so that every process
+# hears it at commit (app/persistence/changes.py). SQLite has no such statement.
+CHANGES = ("setPlayerFaith", "setFaith", "setReportDecision", "resolveReport")
+PINNED["postgresql"] = {
+    name: count - 1 + (name in CHANGES) for name, count in PINNED["sqlite"].items()
+}
 
 NAMES = ["Anna", "Bruno", "Carla", "Dario", "Elena"]
 GAINS = {

@@ -21,7 +21,7 @@ from starlette.responses import Response
 from app.api.problems.catalogue import PROBLEM_TYPES
 from app.api.problems.documents import problem_body, problem_response
 from app.domain.errors import InvalidInput, ServiceError
-from app.services.errors import TooManyRequests
+from app.services.errors import TooManyRequests, TooManyStreams
 from app.services.health import is_outage
 
 # Starlette/FastAPI ``HTTPException`` statuses -> slug. A 400 only comes from a body FastAPI
@@ -102,7 +102,7 @@ async def service_error_handler(request: Request, exc: Exception) -> Response:
         extra["errors"] = [
             {"loc": [*where, *_json_safe_loc(exc.loc)], "msg": exc.detail, "type": "value_error"}
         ]
-    if isinstance(exc, TooManyRequests):
+    if isinstance(exc, TooManyRequests | TooManyStreams):
         headers["Retry-After"] = str(exc.retry_after)
     return problem_response(request, exc.slug, detail=exc.detail, extra=extra, headers=headers)
 

@@ -2,6 +2,12 @@
 
 from fastapi import APIRouter
 
-from app.api.routers import calculations, games, reference, reports
+from app.api.routers import calculations, games, live, reference, reports
 
-ROUTERS: list[APIRouter] = [reference.router, calculations.router, games.router, reports.router]
+ROUTERS: list[APIRouter] = [
+    reference.router,
+    calculations.router,
+    games.router,
+    live.router,
+    reports.router,
+]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
+from fastapi.concurrency import run_in_threadpool
 
-from app.api.deps import GameUseCases
+from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
 from app.api.presenters import gains_read
 from app.api.problems import problem_responses
@@ -53,6 +54,7 @@ CHANGE_PROBLEMS = (
     "version-mismatch",
     "event-limit-reached",
 )
+MAX_WAIT_SECONDS = 30
 NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
     304: {"description": "Not modified: `If-None-Match` names the current version."}
 }
@@ -237,24 +239,39 @@ def game_final_scores(
     response_model=EventList,
     responses={
         **NOT_MODIFIED,
-        **problem_responses(*READ_PROBLEMS, "validation-error"),
+        **problem_responses(*READ_PROBLEMS, "validation-error", "too-many-streams"),
     },
 )
-def list_events(
+async def list_events(
     game_id: str,
     games: GameUseCases,
+    live: LiveGames,
     token: Token,
     cached: IfNoneMatch,
     after: Annotated[int, Query(ge=0, le=2**31 - 1), WholeNumber] = 0,
     limit: Annotated[int, Query(ge=1, le=1000), WholeNumber] = 100,
+    wait: Annotated[
+        float,
+        Query(
+            ge=0,
+            le=MAX_WAIT_SECONDS,
+            allow_inf_nan=False,
+            description="Long-poll: with no event after `after` yet, answer when the first "
+            "one is committed (on any replica), or after this many seconds with an empty "
+            "page.",
+        ),
+    ] = 0,
 ) -> Response:
     """Every change to the game, in order: `seq` equals the game version it produced.
     The `ETag` is the game's version (a page of an append-only log changes only with it)."""
     if cached:
-        version = games.current_version(game_id, token)
+        version = await run_in_threadpool(games.current_version, game_id, token)
         if version in cached:
             return not_modified(version)
-    version, events = games.list_events(game_id, after, limit, token)
+    version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
+    if not events and wait > 0:
+        await live.wait_after(game_id, version, after, wait)
+        version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
     page = EventList(
         events=[EventRead.model_validate(e) for e in events],
         last_seq=events[-1].seq if events else after,

@@ -1,0 +1,150 @@
+"""Following a game live: its events as Server-Sent Events (the long-poll is ``wait`` on
+the events list, in ``games.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from prometheus_client import Gauge
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from app.api.deps import GameUseCases, LiveGames
+from app.api.headers import Token
+from app.api.problems import problem_responses
+from app.api.routing import StrictJSONRoute
+from app.api.schemas.base import WholeNumber
+from app.api.schemas.games import EventRead
+from app.domain.errors import InvalidInput
+from app.services.live import LoggedEvent
+from app.settings import Settings
+
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=StrictJSONRoute)
+
+EVENT_STREAM = "text/event-stream"
+_MAX_SEQ = 2**31 - 1
+HEARTBEAT = b": heartbeat\n\n"
+
+LIVE_SUBSCRIBERS = Gauge(
+    "live_subscribers",
+    "Clients following games live (streams and long-polls), summed over live processes.",
+    multiprocess_mode="livesum",
+)
+
+
+def sse_frame(event: LoggedEvent) -> bytes:
+    """One event as an SSE frame: ``id`` its seq, ``event`` its type, ``data`` the same
+    JSON as in the events list (one line: JSON strings escape their newlines)."""
+    data = EventRead.model_validate(event).model_dump_json()
+    return f"id: {event.seq}\nevent: {event.type}\ndata: {data}\n\n".encode()
+
+
+class EventStreamResponse(StreamingResponse):
+    """A stream that calls ``on_close`` however it ends, even if it never started."""
+
+    media_type = EVENT_STREAM
+
+    def __init__(
+        self,
+        content: AsyncIterator[bytes],
+        on_close: Callable[[], None] = lambda: None,
+        status_code: int = 200,
+    ) -> None:
+        super().__init__(
+            content,
+            status_code,
+            headers={
+                "Cache-Control": "no-cache",
+                # Proxies that buffer responses (nginx) must pass each event at once.
+                "X-Accel-Buffering": "no",
+            },
+        )
+        self.on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.on_close()
+
+
+def _resume_point(after: int, last_event_id: str | None) -> int:
+    """Where the client resumes: its ``Last-Event-ID`` (what a reconnecting client sends)
+    wins over ``after`` (what its first URL said)."""
+    if last_event_id is None:
+        return after
+    value = last_event_id.strip()
+    if not value.isdigit() or int(value) > _MAX_SEQ:
+        raise InvalidInput(
+            f"Last-Event-ID must be the seq of an event (0 to {_MAX_SEQ})",
+            loc=("header", "Last-Event-ID"),
+        )
+    return int(value)
+
+
+@router.get(
+    "/{game_id}/events/stream",
+    operation_id="streamGameEvents",
+    response_class=EventStreamResponse,
+    responses={
+        200: {
+            "description": "Server-Sent Events: first every logged event after the resume "
+            "point, then each new one as it is committed, on any replica. Each event is "
+            "`id: <seq>`, `event: <type>`, `data: <EventRead JSON>`; a `: heartbeat` "
+            "comment comes every `STREAM_HEARTBEAT_SECONDS` without events. The stream "
+            "ends now and then (its time bound, a client too slow to keep up, shutdown): "
+            "reconnect with `Last-Event-ID`.",
+            "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
+        },
+        **problem_responses(
+            "bad-request",
+            "unauthorized",
+            "not-found",
+            "validation-error",
+            "too-many-streams",
+            "service-unavailable",
+        ),
+    },
+)
+async def stream_game_events(
+    request: Request,
+    game_id: str,
+    games: GameUseCases,
+    live: LiveGames,
+    token: Token,
+    after: Annotated[
+        int,
+        Query(ge=0, le=_MAX_SEQ, description="Start after this seq (when no Last-Event-ID)."),
+        WholeNumber,
+    ] = 0,
+    last_event_id: Annotated[
+        str | None,
+        Header(
+            alias="Last-Event-ID",
+            description="The seq of the last event received: resume right after it.",
+        ),
+    ] = None,
+) -> EventStreamResponse:
+    """Follow the game live (host or player token, in the Authorization header only):
+    every event after `Last-Event-ID` (or `after`) in order, each exactly once, then the
+    new ones as they happen. See docs/api.md "Following a game live"."""
+    start = _resume_point(after, last_event_id)
+    version = await run_in_threadpool(games.current_version, game_id, token)
+    settings: Settings = request.app.state.settings
+    subscription = live.subscribe(game_id, version)
+    retry = f"retry: {settings.retry_after_seconds * 1000}\n\n".encode()
+
+    async def frames() -> AsyncIterator[bytes]:
+        yield retry
+        async for frame in live.follow(
+            subscription,
+            start,
+            heartbeat=settings.stream_heartbeat_seconds,
+            max_seconds=settings.stream_max_seconds,
+        ):
+            yield HEARTBEAT if frame is None else frame
+
+    return EventStreamResponse(frames(), on_close=lambda: live.unsubscribe(subscription))

@@ -1,0 +1,152 @@
+"""Changes committed to games, heard by every process of the service.
+
+A notification says only "game G reached seq S": whoever hears it reads the events from the
+log, so a notification lost, late or heard twice loses nothing and duplicates nothing.
+
+- In the process that commits: ``ChangeFeed.record`` notes the change on the session, and
+  once that session commits the feed's listener hears it at once.
+- Across processes on PostgreSQL: ``pg_notify`` in the change's own transaction (delivered
+  at commit, never for a change rolled back), heard by one ``LISTEN`` connection per
+  process, on a thread of its own.
+- Across processes on SQLite, which has no notifications: one thread per process polls
+  ``PRAGMA data_version`` (it moves when any other connection commits) every
+  ``poll_seconds`` and, when it moved, reads the versions of the watched games.
+
+After its connection is lost and made again, the listener reports the version of every
+watched game: whatever was committed meanwhile is heard then.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from typing import cast
+
+import psycopg
+from sqlalchemy import Table, event, func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
+
+from app.persistence.db import Database
+from app.persistence.models import Game
+
+GAMES = cast(Table, Game.__table__)
+
+CHANNEL = "vr_game_changes"
+_PENDING = "vr_pending_changes"  # key in Session.info: the changes to announce at commit
+_RECONNECT_SECONDS = 1.0
+_LISTEN_TIMEOUT_SECONDS = 0.5  # how soon the PostgreSQL listener notices it must stop
+
+logger = logging.getLogger("app.live")
+
+#: Hears "game G reached seq S"; called from any thread.
+Listener = Callable[[str, int], None]
+
+
+class ChangeFeed:
+    """Announces committed changes and hears those of every process (one per process)."""
+
+    def __init__(self, db: Database, *, poll_seconds: float) -> None:
+        self.db = db
+        self.poll_seconds = poll_seconds
+        self._listener: Listener | None = None
+        self._watched: frozenset[str] = frozenset()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ---- announcing (in the writer's transaction) ----------------------------------------
+
+    def record(self, session: Session, game_id: str, seq: int) -> None:
+        """Announce that ``game_id`` reaches ``seq`` when ``session`` commits."""
+        if self.db.dialect_name == "postgresql":
+            session.execute(select(func.pg_notify(CHANNEL, f"{game_id} {seq}")))
+        pending = session.info.get(_PENDING)
+        if pending is None:
+            pending = session.info[_PENDING] = []
+            event.listen(session, "after_commit", self._after_commit, once=True)
+        pending.append((game_id, seq))
+
+    def _after_commit(self, session: Session) -> None:
+        listener = self._listener
+        for game_id, seq in session.info.pop(_PENDING, ()):
+            if listener is not None:
+                listener(game_id, seq)
+
+    # ---- hearing (one thread per process) ---------------------------------------------
+
+    def watch(self, game_ids: Iterable[str]) -> None:
+        """The games someone listens to: the only ones whose versions are ever read."""
+        self._watched = frozenset(game_ids)
+
+    def start(self, listener: Listener) -> None:
+        """Hear every committed change from now on, of this process and of the others."""
+        if self._thread is not None:
+            return
+        self._listener = listener
+        self._stop.clear()
+        target = self._listen if self.db.dialect_name == "postgresql" else self._poll
+        self._thread = threading.Thread(target=target, name="change-feed", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=5)
+        self._listener = None
+
+    def _report_watched(self) -> None:
+        """Tell the listener the current version of every watched game."""
+        watched, listener = self._watched, self._listener
+        if not watched or listener is None:
+            return
+        with self.db.transaction(write=False) as session:
+            rows = session.execute(
+                select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(sorted(watched)))
+            ).all()
+        for game_id, version in rows:
+            listener(game_id, version)
+
+    def _listen(self) -> None:
+        url = make_url(self.db.url).set(drivername="postgresql")
+        conninfo = url.render_as_string(hide_password=False)
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(conninfo, autocommit=True, connect_timeout=3) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._report_watched()  # whatever was committed while nobody listened
+                    while not self._stop.is_set():
+                        for notice in conn.notifies(timeout=_LISTEN_TIMEOUT_SECONDS):
+                            self._heard(notice.payload)
+            except Exception as exc:  # the database is down or restarting: listen again
+                logger.warning("change listener lost its connection (%s); retrying", exc)
+                self._stop.wait(_RECONNECT_SECONDS)
+
+    def _heard(self, payload: str) -> None:
+        game_id, _, seq = payload.partition(" ")
+        listener = self._listener
+        if listener is not None and seq.isdigit():
+            listener(game_id, int(seq))
+
+    def _poll(self) -> None:
+        last: int | None = None
+        while not self._stop.is_set():
+            try:
+                raw = self.db.engine.raw_connection()
+                try:
+                    # The pool's SQLite connections are in autocommit mode: no transaction
+                    # is held open between polls, so the version always moves.
+                    cursor = raw.cursor()
+                    while not self._stop.wait(self.poll_seconds):
+                        cursor.execute("PRAGMA data_version")
+                        (version,) = cursor.fetchone() or (None,)
+                        if version != last:
+                            last = version
+                            self._report_watched()
+                finally:
+                    raw.close()
+            except Exception as exc:
+                logger.warning("change watcher failed (%s); retrying", exc)
+                last = None
+                self._stop.wait(_RECONNECT_SECONDS)

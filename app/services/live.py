@@ -1,0 +1,292 @@
+"""Following games live: the hub that hands every committed change to the streams and
+long-polls of this process.
+
+One hub per process, on the event loop. The change feed (``app/persistence/changes.py``)
+tells it "game G reached seq S", from whichever process committed; the hub then reads the
+new events of G from the log once (one reader per game, however many follow it), renders
+each once, and offers them to every subscriber of G.
+
+A subscriber's buffer is bounded: one that falls ``buffer_events`` behind is ended (its
+client resumes from the last id it got) instead of holding back the others or growing
+without bound. A follower never trusts the hub for completeness: it reads the log from
+its own cursor first, skips what it already has, and reads the log again when a delivery
+skips a seq. So a lost or late notification costs latency, never an event, and no event
+is ever given twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from anyio import to_thread
+
+from app.persistence.changes import ChangeFeed
+from app.persistence.db import Database
+from app.persistence.repositories import EventRepository, LoggedEvent
+from app.services.errors import TooManyStreams
+
+__all__ = ["Delivery", "LiveHub", "LoggedEvent", "Subscription"]
+
+logger = logging.getLogger("app.live")
+
+_PAGE = 1000  # events per read of the log
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One event as a follower sends it: its seq and its rendered frame."""
+
+    seq: int
+    frame: bytes
+
+
+class Subscription:
+    """One follower of one game: a bounded buffer of deliveries, filled by the hub."""
+
+    def __init__(self, game_id: str, capacity: int) -> None:
+        self.game_id = game_id
+        self.capacity = capacity
+        self.ended: str | None = None  # why the hub ended it: "overflow", "shutdown"
+        self._items: deque[Delivery] = deque()
+        self._ready = asyncio.Event()
+
+    def offer(self, deliveries: list[Delivery]) -> None:
+        if self.ended is not None:
+            return
+        if len(self._items) + len(deliveries) > self.capacity:
+            self.end("overflow")
+            return
+        self._items.extend(deliveries)
+        self._ready.set()
+
+    def end(self, reason: str) -> None:
+        if self.ended is None:
+            self.ended = reason
+        self._items.clear()
+        self._ready.set()
+
+    async def next(self, timeout: float) -> list[Delivery]:
+        """What arrived, waiting up to ``timeout`` seconds; empty when nothing did."""
+        if not self._items and self.ended is None:
+            try:
+                await asyncio.wait_for(self._ready.wait(), timeout)
+            except TimeoutError:
+                return []
+        self._ready.clear()
+        items = list(self._items)
+        self._items.clear()
+        return items
+
+
+@dataclass(eq=False)
+class _Channel:
+    """The followers of one game, and how far the hub has read its log for them."""
+
+    known: int
+    target: int
+    subscribers: set[Subscription] = field(default_factory=set)
+    reader: asyncio.Task[None] | None = None
+
+
+class LiveHub:
+    """Subscribers per game, fed from the change feed by one reader per game."""
+
+    def __init__(
+        self,
+        db: Database,
+        feed: ChangeFeed,
+        render: Callable[[LoggedEvent], bytes],
+        *,
+        buffer_events: int,
+        max_subscribers: int,
+        retry_after: int,
+        observe: Callable[[int], None] = lambda count: None,
+    ) -> None:
+        self.db = db
+        self.feed = feed
+        self.render = render
+        self.buffer_events = buffer_events
+        self.max_subscribers = max_subscribers
+        self.retry_after = retry_after
+        self.observe = observe  # hears the number of subscribers after each change of it
+        self.count = 0
+        self.closed = False
+        self._channels: dict[str, _Channel] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # ---- life -------------------------------------------------------------------------
+
+    def _started(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is loop:
+            return
+        self._loop = loop
+        self.feed.start(self._heard_threadsafe)
+
+    def close(self) -> None:
+        """End every subscriber now (their clients reconnect elsewhere) and take no more."""
+        self.closed = True
+        for channel in self._channels.values():
+            for subscription in channel.subscribers:
+                subscription.end("shutdown")
+
+    def close_threadsafe(self) -> None:
+        """``close`` from any thread or a signal handler."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self.closed = True
+        else:
+            loop.call_soon_threadsafe(self.close)
+
+    def stop(self) -> None:
+        self.close()
+        self.feed.stop()
+        self._loop = None
+
+    # ---- subscribers ------------------------------------------------------------------
+
+    def subscribe(self, game_id: str, version: int) -> Subscription:
+        """A new subscriber of ``game_id``, whose version a read just found at ``version``;
+        503 past ``max_subscribers`` or while shutting down."""
+        if self.closed or self.count >= self.max_subscribers:
+            raise TooManyStreams(
+                "This process is shutting down; follow the game on another one."
+                if self.closed
+                else f"This process already follows games for {self.count} clients, "
+                "the most it may.",
+                retry_after=self.retry_after,
+            )
+        self._started()
+        channel = self._channels.get(game_id)
+        if channel is None:
+            channel = self._channels[game_id] = _Channel(known=version, target=version)
+            self.feed.watch(self._channels)
+        subscription = Subscription(game_id, self.buffer_events)
+        channel.subscribers.add(subscription)
+        self.count += 1
+        self.observe(self.count)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        channel = self._channels.get(subscription.game_id)
+        if channel is None or subscription not in channel.subscribers:
+            return
+        channel.subscribers.discard(subscription)
+        self.count -= 1
+        self.observe(self.count)
+        if not channel.subscribers:
+            del self._channels[subscription.game_id]
+            self.feed.watch(self._channels)
+            if channel.reader is not None:
+                channel.reader.cancel()
+
+    # ---- fan-out ------------------------------------------------------------------------
+
+    def _heard_threadsafe(self, game_id: str, seq: int) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._heard, game_id, seq)
+
+    def _heard(self, game_id: str, seq: int) -> None:
+        channel = self._channels.get(game_id)
+        if channel is None or seq <= channel.target:
+            return
+        channel.target = seq
+        if channel.reader is None:
+            channel.reader = asyncio.get_running_loop().create_task(self._read(game_id, channel))
+
+    async def _read(self, game_id: str, channel: _Channel) -> None:
+        try:
+            while channel.target > channel.known and channel.subscribers:
+                try:
+                    deliveries = await self.read_log(game_id, channel.known, _PAGE)
+                except Exception as exc:  # the database is away: try again shortly
+                    logger.warning("reading the events of game %s failed: %s", game_id, exc)
+                    await asyncio.sleep(1)
+                    continue
+                if not deliveries:
+                    break  # the notice ran ahead of what this process can see yet
+                channel.known = deliveries[-1].seq
+                for subscription in list(channel.subscribers):
+                    subscription.offer(deliveries)
+        finally:
+            channel.reader = None
+
+    async def read_log(self, game_id: str, after: int, limit: int) -> list[Delivery]:
+        """The game's logged events after ``after``, rendered (read in a worker thread)."""
+
+        def read() -> list[Delivery]:
+            with self.db.transaction(write=False) as session:
+                events = EventRepository(session).list_after(game_id, after, limit)
+            return [Delivery(e.seq, self.render(e)) for e in events]
+
+        return await to_thread.run_sync(read)
+
+    # ---- followers ----------------------------------------------------------------------
+
+    async def follow(
+        self,
+        subscription: Subscription,
+        after: int,
+        *,
+        heartbeat: float,
+        max_seconds: float,
+    ) -> AsyncIterator[bytes | None]:
+        """Every event of the subscription's game after ``after`` in order, each once: the
+        logged ones, then live ones as they come; None when ``heartbeat`` seconds passed
+        with none. Ends after ``max_seconds``, when the subscriber falls too far behind, or
+        at shutdown (the client resumes from the last seq it got); unsubscribes at the end.
+        """
+        game_id = subscription.game_id
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + max_seconds
+            cursor = after
+            behind = True
+            while True:
+                while behind:
+                    page = await self.read_log(game_id, cursor, _PAGE)
+                    for delivery in page:
+                        yield delivery.frame
+                        cursor = delivery.seq
+                    behind = len(page) == _PAGE
+                remaining = deadline - loop.time()
+                if subscription.ended is not None or remaining <= 0:
+                    return
+                deliveries = await subscription.next(min(heartbeat, remaining))
+                if subscription.ended is not None:
+                    return
+                if not deliveries:
+                    if loop.time() < deadline:
+                        yield None
+                    continue
+                for delivery in deliveries:
+                    if delivery.seq <= cursor:
+                        continue  # already sent from the log
+                    if delivery.seq != cursor + 1:
+                        behind = True  # a gap: the log has what is missing
+                        break
+                    yield delivery.frame
+                    cursor = delivery.seq
+        finally:
+            self.unsubscribe(subscription)
+
+    async def wait_after(self, game_id: str, version: int, after: int, seconds: float) -> None:
+        """Return once the game has an event after ``after``, or after ``seconds``."""
+        subscription = self.subscribe(game_id, version)
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + seconds
+            # Committed before the subscription could hear it?
+            if await self.read_log(game_id, after, 1):
+                return
+            while (remaining := deadline - loop.time()) > 0 and subscription.ended is None:
+                deliveries = await subscription.next(remaining)
+                if any(delivery.seq > after for delivery in deliveries):
+                    return
+        finally:
+            self.unsubscribe(subscription)
