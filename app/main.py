@@ -13,6 +13,7 @@ from typing import Any
 from anyio import to_thread
 from fastapi import FastAPI
 
+from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
 from app.api.docs import install_docs
 from app.api.middleware import PlatformMiddleware
 from app.api.openapi_doc import camel_case_operation_id, install_openapi
@@ -131,11 +132,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     install_problem_handlers(app)
+    cors = CorsPolicy(parse_origins(settings.cors_origins), settings.cors_max_age_seconds)
+    # The last middleware added is the outermost: preflights are answered inside the
+    # platform layer (request id, log, metrics), CORS headers added outside it (so its own
+    # 413 and 503 are readable by a page too).
+    app.add_middleware(CorsPreflight, policy=cors)
     app.add_middleware(
         PlatformMiddleware,
         max_body_bytes=settings.max_body_bytes,
         retry_after_seconds=settings.retry_after_seconds,
     )
+    if cors.origins:
+        app.add_middleware(CorsHeaders, policy=cors)
     app.include_router(ops_router)
     install_docs(app)
     for router in ROUTERS:

@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     # How often a process looks for changes committed by other processes when PostgreSQL's
     # LISTEN/NOTIFY is not there (SQLite), and re-checks after a lost listener connection.
     change_poll_seconds: float = Field(default=0.05, gt=0)
+    # Origins whose web pages may call (comma-separated, `*` for any); none: same-origin only.
+    cors_origins: str = ""
+    # How long a browser may reuse a preflight's answer.
+    cors_max_age_seconds: int = Field(default=600, ge=0)
 
 
 @lru_cache(maxsize=1)

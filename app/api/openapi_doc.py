@@ -97,6 +97,53 @@ LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
 }
 
 
+SERVERS = [{"url": "/", "description": "The service that serves this document."}]
+
+# Response headers, declared once under components.headers and referenced by each answer
+# that carries them (tests/api/test_openapi_headers.py checks real answers against this).
+HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-ID": {
+        "description": "The request's id: the client's own when it sent a sane one, else a "
+        "new one. Quote it when reporting a problem.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+    },
+    "ETag": {
+        "description": 'The game\'s version, as a strong tag (`"3"`): send it back as '
+        "`If-Match` to change the game, or as `If-None-Match` to poll.",
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+    },
+    "Location": {
+        "description": "The created game's URL.",
+        "schema": {"type": "string", "format": "uri-reference"},
+    },
+    "Idempotent-Replayed": {
+        "description": "`true` when this answer is the replay of an earlier call with the "
+        "same `Idempotency-Key`; absent on the first answer.",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+}
+_HEADER_REFS = {name: {"$ref": f"#/components/headers/{name}"} for name in HEADERS}
+
+# Which success answers carry which headers besides X-Request-ID (every answer has it).
+_VERSIONED = ("ETag",)
+SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
+    "createGame": ("ETag", "Location", "Idempotent-Replayed"),
+    "getGame": _VERSIONED,
+    "setPlayerFaith": _VERSIONED,
+    "setFaith": _VERSIONED,
+    "setPlayerLeaders": _VERSIONED,
+    "setTurnOrder": _VERSIONED,
+    "listGameEvents": _VERSIONED,
+    "getReport": _VERSIONED,
+    "setReportDecision": _VERSIONED,
+    "resolveReport": ("ETag", "Idempotent-Replayed"),
+}
+
+
 def camel_case_operation_id(route: APIRoute) -> str:
     """Fallback operation id for a route that declares none: ``get_game`` -> ``getGame``."""
     words = [w for w in re.split(r"[^0-9A-Za-z]+", route.name) if w]
@@ -153,11 +200,47 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 }:
                     del content["application/json"]
     _add_links(document)
+    _complete_operations(document)
+    document["servers"] = copy.deepcopy(SERVERS)
+    document["components"]["headers"] = copy.deepcopy(HEADERS)
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_VALIDATION_SCHEMAS:
         schemas.pop(name, None)
     schemas.update(_problem_components())
     return document
+
+
+def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        operation
+        for path_item in document.get("paths", {}).values()
+        for method, operation in path_item.items()
+        if method in _HTTP_METHODS
+    ]
+
+
+def _complete_operations(document: dict[str, Any]) -> None:
+    """What FastAPI leaves out: public operations say they need no credentials, every
+    operation has a description and may get the platform's 413, and every answer
+    declares its headers."""
+    payload_too_large = problem_responses("payload-too-large")[413]
+    for operation in _operations(document):
+        operation.setdefault("security", [])
+        if not operation.get("description"):
+            operation["description"] = operation.get("summary", "")
+        responses: dict[str, Any] = operation.setdefault("responses", {})
+        # The platform refuses any request whose declared body is too large, before routing.
+        responses.setdefault("413", copy.deepcopy(payload_too_large))
+        success = SUCCESS_HEADERS.get(operation.get("operationId", ""), ())
+        for status, response in responses.items():
+            names = ["X-Request-ID"]
+            if status.startswith("2") or status == "304":
+                names += [n for n in success if status != "304" or n == "ETag"]
+            if status in ("429", "503"):
+                names.append("Retry-After")
+            headers = response.setdefault("headers", {})
+            for name in names:
+                headers[name] = copy.deepcopy(_HEADER_REFS[name])
 
 
 def _add_links(document: dict[str, Any]) -> None:

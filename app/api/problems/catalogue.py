@@ -32,6 +32,16 @@ class MethodNotAllowed(ServiceError):
     description = "The route exists but not with this method; `Allow` lists the methods it takes."
 
 
+class CorsRefused(ServiceError):
+    slug = "cors-refused"
+    status = 403
+    title = "Cross-origin request refused"
+    description = (
+        "A browser's CORS preflight from an origin that `CORS_ORIGINS` does not list, or "
+        "asking for a method or header the service does not allow."
+    )
+
+
 class NotAcceptable(ServiceError):
     slug = "not-acceptable"
     status = 406

@@ -90,12 +90,5 @@ def problem_responses(*slugs: str) -> dict[int | str, dict[str, Any]]:
                 PROBLEM_MEDIA_TYPE: {"schema": {"$ref": PROBLEM_SCHEMA_REF}, "examples": examples}
             },
         }
-        if status in (429, 503):
-            response["headers"] = {
-                "Retry-After": {
-                    "description": "Seconds to wait before retrying.",
-                    "schema": {"type": "integer"},
-                }
-            }
         responses[status] = response
     return responses
