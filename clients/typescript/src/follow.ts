@@ -55,12 +55,14 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   let reconnectMs: number | undefined;
 
   const deliver = async (event: GameEvent): Promise<void> => {
-    if (event.seq <= state.lastSeq) return; // a replay after a resume: already delivered
+    // Nothing after close(), and nothing twice: a resumed stream may replay what we saw.
+    if (signal.aborted || event.seq <= state.lastSeq) return;
     await options.onEvent(event);
     state.lastSeq = event.seq;
   };
 
   const transient = async (error: unknown, retryAfterMs?: number | null): Promise<void> => {
+    if (signal.aborted) return;
     options.onError?.(error);
     const wait = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
     failures++;

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { VaticanReportClient, isProblem, type GameEvent } from "../src/index.js";
+import { FakeFetch, eventStream, fakeSleep, json, problem, sseEvent } from "./fake.js";
+
+const BASE = "http://rules.test";
+
+function setup(fake: FakeFetch) {
+  const clock = fakeSleep();
+  const sdk = new VaticanReportClient({ baseUrl: BASE, token: "p1-secret", fetch: fake.fetch, sleep: clock.sleep });
+  return { sdk, waits: clock.waits };
+}
+
+/** Follows until `count` events arrived, then closes; returns the seqs delivered. */
+async function collect(sdk: VaticanReportClient, count: number, after?: number, extra: object = {}) {
+  const seen: number[] = [];
+  const follower = sdk.follow("g1", {
+    ...(after === undefined ? {} : { after }),
+    ...extra,
+    onEvent: (event: GameEvent) => {
+      seen.push(event.seq);
+      if (seen.length === count) follower.close();
+    },
+  });
+  await follower.done;
+  return { seen, follower };
+}
+
+test("follow reads the stream with the token in Authorization, never in the URL", async () => {
+  const fake = new FakeFetch(eventStream([": hello\n\n", sseEvent(1, "game_created"), sseEvent(2), sseEvent(3)]));
+  const { sdk } = setup(fake);
+  const { seen, follower } = await collect(sdk, 3);
+  assert.deepEqual(seen, [1, 2, 3]);
+  assert.equal(follower.lastSeq, 3);
+  assert.equal(follower.mode, "stream");
+  const [call] = fake.calls;
+  assert.equal(call?.url, `${BASE}/v1/games/g1/events/stream`);
+  assert.equal(call?.headers.get("Authorization"), "Bearer p1-secret");
+  assert.equal(call?.headers.get("Accept"), "text/event-stream");
+  assert.equal(call?.headers.get("Last-Event-ID"), null);
+  assert.ok(!call?.url.includes("secret"));
+});
+
+test("the event is the parsed data, in full", async () => {
+  const fake = new FakeFetch(eventStream([sseEvent(4, "decision_set")]));
+  const { sdk } = setup(fake);
+  const events: GameEvent[] = [];
+  const follower = sdk.follow("g1", {
+    after: 3,
+    onEvent: (event) => {
+      events.push(event);
+      follower.close();
+    },
+  });
+  await follower.done;
+  assert.deepEqual(events, [{ seq: 4, type: "decision_set", at: "2026-11-30T20:00:00Z", data: { seq: 4 } }]);
+});
+
+test("`after` is sent as Last-Event-ID and nothing at or before it is delivered", async () => {
+  const fake = new FakeFetch(eventStream([sseEvent(4), sseEvent(5), sseEvent(6)]));
+  const { sdk } = setup(fake);
+  const { seen } = await collect(sdk, 1, 5);
+  assert.deepEqual(seen, [6]);
+  assert.equal(fake.calls[0]?.headers.get("Last-Event-ID"), "5");
+});
+
+test("a dropped stream resumes from the last seq, skipping what the server sends again", async () => {
+  const fake = new FakeFetch(
+    eventStream([sseEvent(1), sseEvent(2), 'id: 3\ndata: {"seq": 3, "ty']), // cut mid-event
+    new TypeError("connection refused"),
+    eventStream([sseEvent(2), sseEvent(3), sseEvent(4)]),
+  );
+  const { sdk, waits } = setup(fake);
+  const errors: unknown[] = [];
+  const { seen } = await collect(sdk, 4, undefined, { onError: (e: unknown) => errors.push(e) });
+  assert.deepEqual(seen, [1, 2, 3, 4]);
+  assert.deepEqual(
+    fake.calls.map((c) => c.headers.get("Last-Event-ID")),
+    [null, "2", "2"],
+  );
+  assert.equal(errors.length, 2);
+  assert.equal(waits.length, 2);
+});
+
+test("a server's retry: sets the reconnection delay; a 503 waits its Retry-After", async () => {
+  const fake = new FakeFetch(
+    eventStream(["retry: 1500\n\n", sseEvent(1)]),
+    problem(503, "service-unavailable", {}, { "Retry-After": "4" }),
+    eventStream([sseEvent(2)]),
+  );
+  const { sdk, waits } = setup(fake);
+  const { seen } = await collect(sdk, 2);
+  assert.deepEqual(seen, [1, 2]);
+  assert.deepEqual(waits, [1500, 4000]);
+});
+
+test("where the stream is not served, follow long-polls events?after=N&wait=25", async () => {
+  const page = (events: number[], last: number) =>
+    json(200, {
+      events: events.map((seq) => ({ seq, type: "faith_set", at: "2026-11-30T20:00:00Z", data: {} })),
+      last_seq: last,
+    });
+  const fake = new FakeFetch(problem(404, "not-found"), page([1, 2], 2), page([], 2), page([3], 3));
+  const { sdk } = setup(fake);
+  const { seen, follower } = await collect(sdk, 3);
+  assert.deepEqual(seen, [1, 2, 3]);
+  assert.equal(follower.mode, "poll");
+  assert.deepEqual(
+    fake.calls.map((c) => c.url),
+    [
+      `${BASE}/v1/games/g1/events/stream`,
+      `${BASE}/v1/games/g1/events?after=0&wait=25`,
+      `${BASE}/v1/games/g1/events?after=2&wait=25`,
+      `${BASE}/v1/games/g1/events?after=2&wait=25`,
+    ],
+  );
+  assert.ok(fake.calls.every((c) => c.headers.get("Authorization") === "Bearer p1-secret"));
+});
+
+test("a poll that answers at once with nothing waits before asking again", async () => {
+  const fake = new FakeFetch(json(200, { events: [], last_seq: 0 }));
+  const { sdk, waits } = setup(fake);
+  const follower = sdk.follow("g1", { mode: "poll", wait: 5, minPollIntervalMs: 800, onEvent: () => undefined });
+  while (fake.calls.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  follower.close();
+  await follower.done;
+  assert.equal(fake.calls[0]?.url, `${BASE}/v1/games/g1/events?after=0&wait=5`);
+  assert.equal(waits.length, 1);
+  assert.ok(waits[0]! > 0 && waits[0]! <= 800);
+});
+
+test("an unknown game ends follow with the not-found problem", async () => {
+  const fake = new FakeFetch(problem(404, "not-found"), problem(404, "not-found"));
+  const { sdk } = setup(fake);
+  const follower = sdk.follow("nope", { onEvent: () => undefined });
+  await assert.rejects(follower.done, (e: unknown) => isProblem(e, "not-found"));
+  assert.equal(fake.calls.length, 2);
+});
+
+test("a refused token ends follow at once", async () => {
+  const fake = new FakeFetch(problem(401, "unauthorized"));
+  const { sdk } = setup(fake);
+  const follower = sdk.follow("g1", { onEvent: () => undefined });
+  await assert.rejects(follower.done, (e: unknown) => isProblem(e, "unauthorized"));
+  assert.equal(fake.calls.length, 1);
+});
+
+test("an onEvent that throws ends follow with its error; events after it are not delivered", async () => {
+  const fake = new FakeFetch(eventStream([sseEvent(1), sseEvent(2)]));
+  const { sdk } = setup(fake);
+  const seen: number[] = [];
+  const follower = sdk.follow("g1", {
+    onEvent: (event) => {
+      seen.push(event.seq);
+      throw new Error("boom");
+    },
+  });
+  await assert.rejects(follower.done, /boom/);
+  assert.deepEqual(seen, [1]);
+  assert.equal(follower.lastSeq, 0);
+});
+
+test("aborting the signal closes an open stream; done resolves", async () => {
+  const controller = new AbortController();
+  const fake = new FakeFetch((_call, init) =>
+    eventStream([sseEvent(1)], { open: true, ...(init.signal ? { signal: init.signal } : {}) }),
+  );
+  const { sdk } = setup(fake);
+  const seen: number[] = [];
+  const follower = sdk.follow("g1", {
+    signal: controller.signal,
+    onEvent: (event) => {
+      seen.push(event.seq);
+      setImmediate(() => controller.abort());
+    },
+  });
+  await follower.done;
+  assert.deepEqual(seen, [1]);
+  assert.equal(fake.calls.length, 1);
+});
