@@ -108,4 +108,17 @@ test("a host and three phones play three reports live", async () => {
   assert.equal(await host.locator("#scores-result > ol > li").count(), 3);
 
   for (const page of [host, ...Object.values(phones)]) assert.deepEqual(page.errors, []);
+  // Each phone followed the game over the event stream, with its token in the Authorization
+  // header only: no address any page asked for carries a token.
+  const secrets = Object.values(links).map((link) => decodeURIComponent(link.split("/").pop()));
+  for (const [id, phone] of Object.entries(phones)) {
+    const stream = phone.requests.filter((r) => r.url.includes(`/v1/games/${gameId}/events/stream`));
+    assert.ok(stream.length >= 1, `${id} never opened the stream`);
+    assert.equal(stream[0].auth, `Bearer ${secrets[Number(id.slice(1)) - 1]}`);
+  }
+  for (const page of [host, ...Object.values(phones)]) {
+    for (const request of page.requests) {
+      for (const secret of secrets) assert.ok(!request.url.includes(secret), `token in ${request.url}`);
+    }
+  }
 });

@@ -32,6 +32,8 @@ export async function open(browser, options, url) {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(String(error)));
+  page.requests = [];
+  page.on("request", (request) => page.requests.push({ url: request.url(), auth: request.headers().authorization ?? "" }));
   if (url) await page.goto(url);
   return page;
 }
