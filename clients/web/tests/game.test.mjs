@@ -36,6 +36,14 @@ test("a host and three phones play three reports live", async () => {
     assert.equal(phone.url(), `${BASE_URL}/table/#/play/${gameId}/${id}`);
     phones[id] = phone;
   }
+  // Bruno reads Italian: the page's own words switch, and the tile's text is the service's.
+  const tile = await (await fetch(`${BASE_URL}/v1/excommunication-tiles/I-2`)).json();
+  await phones.p2.click("#lang-it");
+  await phones.p2.locator("#my-report-h", { hasText: "Rapporto in Vaticano, periodo I" }).waitFor();
+  assert.equal(await phones.p2.locator(".small-tile .tile-text").innerText(), tile.text.it);
+  assert.equal(await phones.p2.getAttribute("html", "lang"), "it");
+  assert.equal(await phones.p1.locator(".small-tile .tile-text").innerText(), tile.text.en);
+
   const faithOn = (id, n) => phones[id].locator(`#my-faith[data-faith="${n}"]`).waitFor();
   const resultOn = (id, period) => phones[id].locator(`[data-result="${period}"] .big-result`).getAttribute("data-outcome");
 
@@ -47,7 +55,7 @@ test("a host and three phones play three reports live", async () => {
   // What supporting pays (5 Faith = 5 VP, Sisto IV adds 5) is on the host's and Anna's screens.
   await host.locator('li.decision[data-player="p1"]', { hasText: "supporting pays 10 VP" }).waitFor();
   await phones.p1.getByText("Supporting the Church gives 10 VP").waitFor();
-  await phones.p2.locator("#my-status", { hasText: "below 3" }).waitFor();
+  await phones.p2.locator("#my-status", { hasText: "sotto 3" }).waitFor();
   await phones.p1.click("#my-support");
   await phones.p3.click("#my-refuse");
   await host.locator('#decide-p1-support[aria-pressed="true"]').waitFor();
@@ -83,7 +91,12 @@ test("a host and three phones play three reports live", async () => {
   // Period III: no decisions (R-REP-6); undecided players need none.
   await tapFaith(host, "p1", 4);
   await tapFaith(host, "p2", 7);
-  await tapFaith(host, "p3", 1);
+  // By keyboard: the step is a labelled button, and focus stays on it after the redraw.
+  await host.click("#pick-p3");
+  await host.getByRole("button", { name: "Set Carla's Faith to 1 (1 VP)" }).focus();
+  await host.keyboard.press("Enter");
+  await host.locator('li.player[data-player="p3"] .faith-value[data-faith="1"]').waitFor();
+  assert.equal(await host.evaluate(() => document.activeElement?.id), "step-1");
   await host.click("#resolve");
   await Promise.all(["p1", "p2", "p3"].map((id) => phones[id].locator('[data-result="3"]').waitFor()));
   assert.notEqual(await resultOn("p1", 3), "supported"); // 4 < 5
