@@ -59,7 +59,9 @@ def test_host_and_three_phones_play_three_reports_live(browser: BrowserTests) ->
     browser.run("game")
 
 
-def test_dropped_connection_shows_reconnecting_then_recovers(browser: BrowserTests) -> None:
+def test_dropped_connection_recovers_and_long_polls_stand_in_for_the_stream(
+    browser: BrowserTests,
+) -> None:
     browser.run("reconnect")
 
 

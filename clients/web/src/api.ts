@@ -16,14 +16,15 @@ export function baseUrl(): string {
 
 export type Connection = "connecting" | "live" | "reconnecting" | "failed";
 
-/** Both the live stream and a long-poll go through this fetch: an answer means we are live,
- * a failure to connect means we are reconnecting. (The SDK retries by itself.) */
+/** Both the live stream and a long-poll go through this fetch: an answer from the service
+ * means we are live (a 404 for the stream too: the SDK then long-polls), a failure to connect
+ * or a 429/5xx means we are reconnecting. (The SDK retries by itself.) */
 function watchingFetch(onFollow: (ok: boolean) => void): FetchLike {
   return async (input, init) => {
     const following = /\/events\/stream(\?|$)|\/events\?.*\bwait=/.test(input);
     try {
       const response = await fetch(input, init);
-      if (following) onFollow(response.ok);
+      if (following) onFollow(response.status < 500 && response.status !== 429);
       return response;
     } catch (error) {
       if (following && !init.signal?.aborted) onFollow(false);

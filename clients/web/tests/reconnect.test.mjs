@@ -39,3 +39,20 @@ test("a dropped connection shows reconnecting, then recovers live", async () => 
   assert.ok(phone.url().endsWith(`#/play/${gameId}/p1`));
   assert.deepEqual(phone.errors, []);
 });
+
+test("where the stream is not served, a phone follows the game by long-polling", async () => {
+  const host = await open(browser, LAPTOP);
+  await createGame(host, { players: [{ name: "Anna" }, { name: "Bruno" }], seed: 7 });
+  const links = await inviteLinks(host, 2);
+  const phone = await open(browser, PHONE);
+  // As behind a proxy that does not pass event streams: the SDK falls back to long-polls.
+  await phone.route("**/events/stream*", (route) =>
+    route.fulfill({ status: 404, contentType: "application/problem+json", body: '{"type":"/problems/not-found","title":"Not found","status":404}' }),
+  );
+  await phone.goto(links.p2);
+  await expectLive(phone);
+  await tapFaith(host, "p2", 8);
+  await phone.locator('#my-faith[data-faith="8"]').waitFor();
+  assert.ok(phone.requests.some((r) => /\/events\?.*wait=/.test(r.url)), "no long-poll was made");
+  assert.deepEqual(phone.errors, []);
+});
