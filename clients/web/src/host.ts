@@ -175,17 +175,16 @@ export class HostScreen {
     const player = game.players.find((p) => p.id === this.selected) ?? game.players[0]!;
     const chooser = h(
       "div",
-      { role: "radiogroup", "aria-labelledby": "faith-for", class: "chips" },
+      { role: "group", "aria-labelledby": "faith-for", class: "chips" },
       h("span", { id: "faith-for" }, t("faith_for")),
       game.players.map((p) =>
         h(
           "button",
           {
             type: "button",
-            role: "radio",
             id: `pick-${p.id}`,
             class: "chip",
-            "aria-checked": String(p.id === player.id),
+            "aria-pressed": String(p.id === player.id),
             onclick: () => {
               this.selected = p.id;
               this.renderTrack();
