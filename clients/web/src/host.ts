@@ -84,6 +84,8 @@ export class HostScreen {
 
   /** Reads the game again (coalescing events that arrive meanwhile) and redraws. */
   async refresh(): Promise<void> {
+    // Events that arrive before start() has the client are covered by its own first read.
+    if (!this.client) return;
     if (this.refreshing) {
       this.dirty = true;
       return;

@@ -60,6 +60,8 @@ export class PlayerScreen {
   }
 
   async refresh(): Promise<void> {
+    // Events that arrive before start() has the client are covered by its own first read.
+    if (!this.client) return;
     if (this.refreshing) {
       this.dirty = true;
       return;
