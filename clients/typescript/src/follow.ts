@@ -3,7 +3,7 @@
 // long-polling `GET .../events?after=N&wait=25` where the stream is not served.
 import { ProblemError, asProblem, problemFromStatus } from "./problems.js";
 import { SseParser } from "./sse.js";
-import { Transport, isAbort, parseRetryAfter } from "./transport.js";
+import { Transport, parseRetryAfter } from "./transport.js";
 import type { EventList, GameEvent } from "./types.js";
 
 export interface FollowOptions {
@@ -23,6 +23,14 @@ export interface FollowOptions {
   minPollIntervalMs?: number;
   /** A token for this follow only. */
   token?: string;
+  /** A stream silent this long (not even a heartbeat) is presumed dead and reopened
+   * (default 60 000 ms); a long-poll gets `wait` plus this much to answer. */
+  idleTimeoutMs?: number;
+}
+
+/** A connection closed by the client because nothing came through it for too long. */
+export class IdleTimeoutError extends Error {
+  override readonly name = "IdleTimeoutError";
 }
 
 export interface Follower {
@@ -52,6 +60,8 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     mode: (options.mode === "poll" ? "poll" : "stream") as "stream" | "poll",
   };
   let failures = 0;
+  const idleMs = options.idleTimeoutMs ?? 60_000;
+  const wait = options.wait ?? 25;
   let reconnectMs: number | undefined;
 
   const deliver = async (event: GameEvent): Promise<void> => {
@@ -64,9 +74,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const transient = async (error: unknown, retryAfterMs?: number | null): Promise<void> => {
     if (signal.aborted) return;
     options.onError?.(error);
-    const wait = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
+    const delay = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
     failures++;
-    await transport.pause(wait, signal);
+    await transport.pause(delay, signal);
   };
 
   const fatalProblem = async (response: Response): Promise<ProblemError> => {
@@ -87,19 +97,28 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const streamOnce = async (): Promise<boolean> => {
     const headers = transport.headers(options.token, "text/event-stream");
     if (state.lastSeq > 0) headers.set("Last-Event-ID", String(state.lastSeq));
-    let response: Response;
+    const line = watch(signal, idleMs);
     try {
-      response = await transport.raw(transport.url(`${path}/stream`), { headers, signal });
-    } catch (error) {
-      if (signal.aborted || isAbort(error)) throw error;
-      await transient(error);
-      return true;
+      let response: Response;
+      try {
+        response = await transport.raw(transport.url(`${path}/stream`), { headers, signal: line.signal });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        await transient(line.reason(error));
+        return true;
+      }
+      const type = response.headers.get("Content-Type") ?? "";
+      if (response.ok && type.startsWith("text/event-stream") && response.body) {
+        await readStream(response.body, line);
+        return true;
+      }
+      return await notAStream(response);
+    } finally {
+      line.dispose();
     }
-    const type = response.headers.get("Content-Type") ?? "";
-    if (response.ok && type.startsWith("text/event-stream") && response.body) {
-      await readStream(response.body);
-      return true;
-    }
+  };
+
+  const notAStream = async (response: Response): Promise<boolean> => {
     if (options.mode !== "stream" && (response.ok || FALLBACK_STATUSES.has(response.status))) {
       await response.body?.cancel().catch(() => undefined);
       return false;
@@ -112,7 +131,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     throw error;
   };
 
-  const readStream = async (body: ReadableStream<Uint8Array>): Promise<void> => {
+  const readStream = async (body: ReadableStream<Uint8Array>, line: Watch): Promise<void> => {
     const parser = new SseParser();
     const decoder = new TextDecoder();
     const reader = body.getReader();
@@ -122,10 +141,11 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
         try {
           chunk = await reader.read();
         } catch (error) {
-          if (signal.aborted || isAbort(error)) throw error;
-          await transient(error);
+          if (signal.aborted) throw error;
+          await transient(line.reason(error));
           return;
         }
+        line.arm(); // bytes came, a heartbeat or an event: the connection is alive
         const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
         for (const message of parser.push(text)) {
           if (message.retry !== undefined) reconnectMs = message.retry;
@@ -145,6 +165,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
       }
     } finally {
       reader.releaseLock();
+      await body.cancel().catch(() => undefined);
     }
   };
 
@@ -152,21 +173,24 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const pollOnce = async (): Promise<void> => {
     const started = Date.now();
     const headers = transport.headers(options.token);
-    const url = transport.url(path, { after: state.lastSeq, wait: options.wait ?? 25 });
-    let response: Response;
+    const url = transport.url(path, { after: state.lastSeq, wait });
+    const line = watch(signal, wait * 1000 + idleMs);
+    let page: EventList;
     try {
-      response = await transport.raw(url, { headers, signal });
+      const response = await transport.raw(url, { headers, signal: line.signal });
+      if (!response.ok) {
+        const error = await fatalProblem(response);
+        if (isTransientStatus(response.status)) return await transient(error, error.retryAfterMs);
+        throw error;
+      }
+      page = (await response.json()) as EventList;
     } catch (error) {
-      if (signal.aborted || isAbort(error)) throw error;
-      await transient(error);
+      if (signal.aborted || error instanceof ProblemError) throw error;
+      await transient(line.reason(error));
       return;
+    } finally {
+      line.dispose();
     }
-    if (!response.ok) {
-      const error = await fatalProblem(response);
-      if (isTransientStatus(response.status)) return transient(error, error.retryAfterMs);
-      throw error;
-    }
-    const page = (await response.json()) as EventList;
     failures = 0;
     for (const event of page.events) await deliver(event);
     if (page.events.length === 0) {
@@ -195,6 +219,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   };
 
   const done = run();
+  // Marked as handled so that a follower whose `done` nobody awaits cannot crash the
+  // process with an unhandled rejection; awaiting `done` still sees the error.
+  done.catch(() => undefined);
   return {
     get lastSeq() {
       return state.lastSeq;
@@ -226,4 +253,35 @@ function parseEvent(data: string, id: string): GameEvent | null {
     event.seq = seq;
   }
   return event as GameEvent;
+}
+
+interface Watch {
+  signal: AbortSignal;
+  /** Restart the idle timer. */
+  arm(): void;
+  /** The error to report: the idle timeout when it is what cut the connection. */
+  reason(error: unknown): unknown;
+  dispose(): void;
+}
+
+/** One connection's signal: aborted with the follower's, or after `ms` of silence. */
+function watch(outer: AbortSignal, ms: number): Watch {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer.reason);
+  outer.addEventListener("abort", onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(new IdleTimeoutError(`nothing received for ${ms} ms`)), ms);
+  };
+  arm();
+  return {
+    signal: controller.signal,
+    arm,
+    reason: (error) => (controller.signal.reason instanceof IdleTimeoutError ? controller.signal.reason : error),
+    dispose: () => {
+      clearTimeout(timer);
+      outer.removeEventListener("abort", onAbort);
+    },
+  };
 }

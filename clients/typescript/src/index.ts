@@ -1,6 +1,6 @@
 export { VaticanReportClient } from "./client.js";
 export type { ClientOptions, CreateOptions, ResolveOptions } from "./client.js";
-export { follow } from "./follow.js";
+export { IdleTimeoutError, follow } from "./follow.js";
 export type { FollowOptions, Follower } from "./follow.js";
 export { ProblemError, isProblem, slugOf } from "./problems.js";
 export type { ProblemDocument } from "./problems.js";

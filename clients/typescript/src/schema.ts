@@ -507,12 +507,12 @@ export interface components {
              * Large Space
              * @default false
              */
-            large_space: boolean;
+            large_space?: boolean;
             /**
              * Modifier
              * @default 0
              */
-            modifier: number;
+            modifier?: number;
             /**
              * Origin
              * @enum {string}
@@ -524,7 +524,7 @@ export interface components {
              * Servants Spent
              * @default 0
              */
-            servants_spent: number;
+            servants_spent?: number;
         };
         /**
          * ActionValueChangeEffect
@@ -566,22 +566,22 @@ export interface components {
              * Coins
              * @default 0
              */
-            coins: number;
+            coins?: number;
             /**
              * Servants
              * @default 0
              */
-            servants: number;
+            servants?: number;
             /**
              * Stone
              * @default 0
              */
-            stone: number;
+            stone?: number;
             /**
              * Wood
              * @default 0
              */
-            wood: number;
+            wood?: number;
         };
         /**
          * BuildingCosts
@@ -595,12 +595,12 @@ export interface components {
              * Stone
              * @default 0
              */
-            stone: number;
+            stone?: number;
             /**
              * Wood
              * @default 0
              */
-            wood: number;
+            wood?: number;
         };
         /**
          * ColouredMemberChangeEffect
@@ -826,12 +826,12 @@ export interface components {
              * Amount
              * @default 1
              */
-            amount: number;
+            amount?: number;
             /**
              * Choose One
              * @default false
              */
-            choose_one: boolean;
+            choose_one?: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -981,7 +981,7 @@ export interface components {
              * Players Enter Faith
              * @default false
              */
-            players_enter_faith: boolean;
+            players_enter_faith?: boolean;
             /** Seed */
             seed?: number | null;
             tiles?: components["schemas"]["NamedTiles"] | null;
@@ -1128,7 +1128,7 @@ export interface components {
              * Family Members
              * @default 4
              */
-            family_members: number;
+            family_members?: number;
             /** Id */
             id: string;
         };
@@ -1150,7 +1150,7 @@ export interface components {
              * Notes
              * @default []
              */
-            notes: string[];
+            notes?: string[];
             /**
              * Outcome
              * @enum {string}
@@ -1311,7 +1311,7 @@ export interface components {
              * @description `version-mismatch` only: the game's version now.
              * @default null
              */
-            current_version: number | null;
+            current_version?: number | null;
             /** Detail */
             detail: string;
             /**
@@ -1319,19 +1319,19 @@ export interface components {
              * @description `validation-error` only: each offending field.
              * @default null
              */
-            errors: components["schemas"]["ProblemErrorItem"][] | null;
+            errors?: components["schemas"]["ProblemErrorItem"][] | null;
             /**
              * Instance
              * @description The request path.
              * @default null
              */
-            instance: string | null;
+            instance?: string | null;
             /**
              * Pending
              * @description `decisions-pending` only: the players who must still choose.
              * @default null
              */
-            pending: string[] | null;
+            pending?: string[] | null;
             /** Status */
             status: number;
             /** Title */
@@ -1459,37 +1459,37 @@ export interface components {
              * Coins
              * @default 0
              */
-            coins: number;
+            coins?: number;
             /**
              * Faith Points
              * @default 0
              */
-            faith_points: number;
+            faith_points?: number;
             /**
              * Military Points
              * @default 0
              */
-            military_points: number;
+            military_points?: number;
             /**
              * Servants
              * @default 0
              */
-            servants: number;
+            servants?: number;
             /**
              * Stone
              * @default 0
              */
-            stone: number;
+            stone?: number;
             /**
              * Victory Points
              * @default 0
              */
-            victory_points: number;
+            victory_points?: number;
             /**
              * Wood
              * @default 0
              */
-            wood: number;
+            wood?: number;
         };
         /** ScorePartRead */
         ScorePartRead: {
@@ -1518,30 +1518,30 @@ export interface components {
              * Characters
              * @default 0
              */
-            characters: number;
+            characters?: number;
             /** Id */
             id: string;
             /**
              * Military Points
              * @default 0
              */
-            military_points: number;
+            military_points?: number;
             resources?: components["schemas"]["BoardResources"];
             /**
              * Territories
              * @default 0
              */
-            territories: number;
+            territories?: number;
             /**
              * Venture Points
              * @default 0
              */
-            venture_points: number;
+            venture_points?: number;
             /**
              * Victory Points
              * @default 0
              */
-            victory_points: number;
+            victory_points?: number;
         };
         /**
          * ScoringPlayerIn
@@ -1559,7 +1559,7 @@ export interface components {
              * Characters
              * @default 0
              */
-            characters: number;
+            characters?: number;
             /** Excommunications */
             excommunications?: string[];
             /** Id */
@@ -1568,23 +1568,23 @@ export interface components {
              * Military Points
              * @default 0
              */
-            military_points: number;
+            military_points?: number;
             resources?: components["schemas"]["BoardResources"];
             /**
              * Territories
              * @default 0
              */
-            territories: number;
+            territories?: number;
             /**
              * Venture Points
              * @default 0
              */
-            venture_points: number;
+            venture_points?: number;
             /**
              * Victory Points
              * @default 0
              */
-            victory_points: number;
+            victory_points?: number;
         };
         /**
          * ServantRateEffect
@@ -1765,7 +1765,7 @@ export interface components {
              * Amount
              * @default 1
              */
-            amount: number;
+            amount?: number;
             /** Counts */
             counts: ("military_points" | "building_costs.wood" | "building_costs.stone" | "resources.wood" | "resources.stone" | "resources.coins" | "resources.servants")[];
             /**
@@ -1777,7 +1777,7 @@ export interface components {
              * Per
              * @default 1
              */
-            per: number;
+            per?: number;
         };
         /**
          * VpLossPerVpEffect
@@ -1788,7 +1788,7 @@ export interface components {
              * Amount
              * @default 1
              */
-            amount: number;
+            amount?: number;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { VaticanReportClient, isProblem, type GameEvent } from "../src/index.js";
+import { IdleTimeoutError, VaticanReportClient, isProblem, type GameEvent } from "../src/index.js";
 import { FakeFetch, eventStream, fakeSleep, json, problem, sseEvent } from "./fake.js";
 
 const BASE = "http://rules.test";
@@ -178,4 +178,63 @@ test("aborting the signal closes an open stream; done resolves", async () => {
   await follower.done;
   assert.deepEqual(seen, [1]);
   assert.equal(fake.calls.length, 1);
+});
+
+test("a stream silent past idleTimeoutMs is presumed dead and reopened from the last seq", async () => {
+  const fake = new FakeFetch(
+    (_call, init) => eventStream([sseEvent(1)], { open: true, ...(init.signal ? { signal: init.signal } : {}) }),
+    eventStream([sseEvent(2)]),
+  );
+  const { sdk } = setup(fake);
+  const errors: unknown[] = [];
+  const { seen } = await collect(sdk, 2, undefined, { idleTimeoutMs: 50, onError: (e: unknown) => errors.push(e) });
+  assert.deepEqual(seen, [1, 2]);
+  assert.equal(fake.calls[1]?.headers.get("Last-Event-ID"), "1");
+  assert.ok(errors[0] instanceof IdleTimeoutError, String(errors[0]));
+});
+
+test("a long-poll that never answers is given up after wait plus idleTimeoutMs, then asked again", async () => {
+  const fake = new FakeFetch(); // the first poll hangs until the client gives up on it
+  const { sdk } = setup(fake);
+  const errors: unknown[] = [];
+  const follower = sdk.follow("g1", {
+    mode: "poll",
+    wait: 0,
+    idleTimeoutMs: 50,
+    onEvent: () => undefined,
+    onError: (e) => {
+      errors.push(e);
+      follower.close();
+    },
+  });
+  await follower.done;
+  assert.equal(fake.calls[0]?.url, `${BASE}/v1/games/g1/events?after=0&wait=0`);
+  assert.ok(errors[0] instanceof IdleTimeoutError, String(errors[0]));
+});
+
+test("a fatal error nobody awaits does not become an unhandled rejection", async () => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", record);
+  try {
+    const fake = new FakeFetch(problem(403, "forbidden"));
+    const { sdk } = setup(fake);
+    const follower = sdk.follow("g1", { onEvent: () => undefined });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(unhandled, []);
+    await assert.rejects(follower.done, (e: unknown) => isProblem(e, "forbidden"));
+  } finally {
+    process.off("unhandledRejection", record);
+  }
+});
+
+test("a fetch that cannot stream a body (React Native) makes follow long-poll", async () => {
+  const fake = new FakeFetch(
+    new Response(null, { status: 200, headers: { "Content-Type": "text/event-stream" } }),
+    json(200, { events: [{ seq: 1, type: "game_created", at: "2026-11-30T20:00:00Z", data: {} }], last_seq: 1 }),
+  );
+  const { sdk } = setup(fake);
+  const { seen, follower } = await collect(sdk, 1);
+  assert.deepEqual(seen, [1]);
+  assert.equal(follower.mode, "poll");
 });
