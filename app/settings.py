@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     stream_buffer_events: int = Field(default=256, ge=1)
     max_streams: int = Field(default=1000, ge=0)
     stream_max_seconds: float = Field(default=600.0, gt=0)
+    # A long-poll (`wait`) answers after at most this long, whatever `wait` asks (<= 30).
+    long_poll_max_seconds: float = Field(default=30.0, ge=0)
     # How often a process looks for changes committed by other processes when PostgreSQL's
     # LISTEN/NOTIFY is not there (SQLite), and re-checks after a lost listener connection.
     change_poll_seconds: float = Field(default=0.05, gt=0)

@@ -24,12 +24,14 @@ from collections.abc import Callable, Iterable
 from typing import cast
 
 import psycopg
-from sqlalchemy import Table, event, func, select
+from sqlalchemy import Table, func, select
+from sqlalchemy import event as orm_event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from app.persistence.db import Database
 from app.persistence.models import Game
+from app.persistence.repositories import LoggedEvent
 
 GAMES = cast(Table, Game.__table__)
 
@@ -40,8 +42,9 @@ _LISTEN_TIMEOUT_SECONDS = 0.5  # how soon the PostgreSQL listener notices it mus
 
 logger = logging.getLogger("app.live")
 
-#: Hears "game G reached seq S"; called from any thread.
-Listener = Callable[[str, int], None]
+#: Hears "game G reached seq S", with the event itself when this process committed it
+#: (no need to read it back); called from any thread.
+Listener = Callable[[str, int, LoggedEvent | None], None]
 
 
 class ChangeFeed:
@@ -57,21 +60,27 @@ class ChangeFeed:
 
     # ---- announcing (in the writer's transaction) ----------------------------------------
 
-    def record(self, session: Session, game_id: str, seq: int) -> None:
-        """Announce that ``game_id`` reaches ``seq`` when ``session`` commits."""
+    def record(self, session: Session, game_id: str, logged: LoggedEvent) -> None:
+        """Announce that ``game_id`` reaches ``logged.seq`` when ``session`` commits."""
+        seq = logged.seq
         if self.db.dialect_name == "postgresql":
             session.execute(select(func.pg_notify(CHANNEL, f"{game_id} {seq}")))
+        if self._listener is None or game_id not in self._watched:
+            # Nobody here follows the game: no hook on the commit. A follower that starts
+            # meanwhile reads the log after subscribing, and hears this change from the
+            # LISTEN connection or the watcher if its commit comes later still.
+            return
         pending = session.info.get(_PENDING)
         if pending is None:
             pending = session.info[_PENDING] = []
-            event.listen(session, "after_commit", self._after_commit, once=True)
-        pending.append((game_id, seq))
+            orm_event.listen(session, "after_commit", self._after_commit, once=True)
+        pending.append((game_id, logged))
 
     def _after_commit(self, session: Session) -> None:
         listener = self._listener
-        for game_id, seq in session.info.pop(_PENDING, ()):
+        for game_id, logged in session.info.pop(_PENDING, ()):
             if listener is not None:
-                listener(game_id, seq)
+                listener(game_id, logged.seq, logged)
 
     # ---- hearing (one thread per process) ---------------------------------------------
 
@@ -106,7 +115,7 @@ class ChangeFeed:
                 select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(sorted(watched)))
             ).all()
         for game_id, version in rows:
-            listener(game_id, version)
+            listener(game_id, version, None)
 
     def _listen(self) -> None:
         url = make_url(self.db.url).set(drivername="postgresql")
@@ -127,7 +136,7 @@ class ChangeFeed:
         game_id, _, seq = payload.partition(" ")
         listener = self._listener
         if listener is not None and seq.isdigit():
-            listener(game_id, int(seq))
+            listener(game_id, int(seq), None)
 
     def _poll(self) -> None:
         last: int | None = None

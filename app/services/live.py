@@ -186,14 +186,21 @@ class LiveHub:
 
     # ---- fan-out ------------------------------------------------------------------------
 
-    def _heard_threadsafe(self, game_id: str, seq: int) -> None:
+    def _heard_threadsafe(self, game_id: str, seq: int, event: LoggedEvent | None) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._heard, game_id, seq)
+            loop.call_soon_threadsafe(self._heard, game_id, seq, event)
 
-    def _heard(self, game_id: str, seq: int) -> None:
+    def _heard(self, game_id: str, seq: int, event: LoggedEvent | None = None) -> None:
         channel = self._channels.get(game_id)
         if channel is None or seq <= channel.target:
+            return
+        if event is not None and seq == channel.known + 1 and channel.reader is None:
+            # Committed here, and next in line: no need to read it back from the log.
+            channel.known = channel.target = seq
+            deliveries = [Delivery(seq, self.render(event))]
+            for subscription in list(channel.subscribers):
+                subscription.offer(deliveries)
             return
         channel.target = seq
         if channel.reader is None:

@@ -205,7 +205,10 @@ class GameTransactions:
         change.document = GameDocument(change.game.version, document.encode())
         EventRepository(session).append(game_id, change.game.version, change.event, change.at)
         if self.changes is not None:
-            self.changes.record(session, game_id, change.game.version)
+            logged = LoggedEvent(
+                change.game.version, change.event.type, change.at, dict(change.event.data)
+            )
+            self.changes.record(session, game_id, logged)
 
     def create(
         self, session: Session, game_id: str, event: GameEvent, credentials: Credentials

@@ -35,8 +35,14 @@ def request_tally() -> Counter[str]:
 
 @pytest.fixture
 def contract_app(database_url: str) -> Iterator[FastAPI]:
-    app = create_app(Settings(database_url=database_url))
+    # Streams and long-polls answer at once: a generated request must not wait for a
+    # change nobody makes (tests/live covers them).
+    settings = Settings(
+        database_url=database_url, stream_max_seconds=0.05, long_poll_max_seconds=0.05
+    )
+    app = create_app(settings)
     yield app
+    app.state.live_hub.stop()
     app.state.db.dispose()
 
 

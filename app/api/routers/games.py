@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.api.deps import GameUseCases, LiveGames
@@ -243,6 +243,7 @@ def game_final_scores(
     },
 )
 async def list_events(
+    request: Request,
     game_id: str,
     games: GameUseCases,
     live: LiveGames,
@@ -269,6 +270,7 @@ async def list_events(
         if version in cached:
             return not_modified(version)
     version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
+    wait = min(wait, request.app.state.settings.long_poll_max_seconds)
     if not events and wait > 0:
         await live.wait_after(game_id, version, after, wait)
         version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)

@@ -28,6 +28,22 @@ EVENT_STREAM = "text/event-stream"
 _MAX_SEQ = 2**31 - 1
 HEARTBEAT = b": heartbeat\n\n"
 
+EVENT_SCHEMA = {
+    "type": "object",
+    "description": "One event of the stream.",
+    "required": ["id", "event", "data"],
+    "properties": {
+        "id": {"type": "string", "description": "The event's seq.", "examples": ["2"]},
+        "event": {"type": "string", "description": "Its type.", "examples": ["faith_set"]},
+        "data": {
+            "type": "string",
+            "description": "The event as the events list shows it.",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/EventRead"},
+        },
+    },
+}
+
 LIVE_SUBSCRIBERS = Gauge(
     "live_subscribers",
     "Clients following games live (streams and long-polls), summed over live processes.",
@@ -97,7 +113,8 @@ def _resume_point(after: int, last_event_id: str | None) -> int:
             "comment comes every `STREAM_HEARTBEAT_SECONDS` without events. The stream "
             "ends now and then (its time bound, a client too slow to keep up, shutdown): "
             "reconnect with `Last-Event-ID`.",
-            "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
+            # Before OpenAPI 3.2's itemSchema, an event stream's schema describes one event.
+            "content": {EVENT_STREAM: {"schema": EVENT_SCHEMA}},
         },
         **problem_responses(
             "bad-request",

@@ -1,0 +1,168 @@
+"""The hub in process, on both databases: one read of the log per game however many
+follow it, and a slow follower is ended rather than holding back the others."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.api.schemas.games import EventRead
+from app.main import create_app
+from app.services.live import Delivery, LiveHub, Subscription
+from app.settings import Settings
+from tests.api.conftest import GameHandle
+from tests.live.conftest import PATIENCE
+
+
+@pytest.fixture
+def live_settings() -> dict[str, Any]:
+    return {"stream_buffer_events": 3, "max_streams": 50}
+
+
+async def until(condition: Any) -> None:
+    async with asyncio.timeout(PATIENCE):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
+async def drain(hub: LiveHub, subscription: Subscription, last: int) -> list[int]:
+    """Follow ``subscription`` from seq 1 until ``last``; the seqs it got."""
+    seqs: list[int] = []
+    frames = hub.follow(subscription, 1, heartbeat=0.2, max_seconds=PATIENCE)
+    async with contextlib.aclosing(frames):
+        async for frame in frames:
+            if frame is not None:
+                seqs.append(int(frame.split(b"\n", 1)[0].removeprefix(b"id: ")))
+                if seqs[-1] == last:
+                    break
+    return seqs
+
+
+def counting_reads(hub: LiveHub, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``after`` of every read of the log the hub makes from now on."""
+    reads: list[int] = []
+    read_log = hub.read_log
+
+    async def counted(game_id: str, after: int, limit: int) -> list[Delivery]:
+        reads.append(after)
+        return await read_log(game_id, after, limit)
+
+    monkeypatch.setattr(hub, "read_log", counted)
+    return reads
+
+
+async def test_a_change_from_another_process_is_read_once_for_every_follower(
+    live_app: FastAPI, database_url: str, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The change goes through a second app on the same database, as another process
+    would: this hub hears it from its feed (PostgreSQL LISTEN, the SQLite watcher) and
+    reads the log once for its twenty followers."""
+    hub: LiveHub = live_app.state.live_hub
+    reads = counting_reads(hub, monkeypatch)
+    subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(20)]
+    other = create_app(Settings(database_url=database_url))
+    try:
+        transport = httpx.ASGITransport(app=other)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
+            response = await client.put(
+                f"{live_game.url}/faith", json={"faith": {"p1": 4}}, headers=live_game.host()
+            )
+            assert response.status_code == 200
+    finally:
+        other.state.db.dispose()
+    await until(lambda: all(s._items for s in subscriptions))
+    assert reads == [1]  # one read after seq 1, for the twenty of them
+    listed = await live_game.client.get(
+        f"{live_game.url}/events", params={"after": 1}, headers=live_game.host()
+    )
+    for subscription in subscriptions:
+        (delivery,) = await subscription.next(0)
+        assert delivery.seq == 2
+        assert delivery.frame == sse_frame_of(listed.json()["events"][0])
+        hub.unsubscribe(subscription)
+    assert hub.count == 0
+
+
+async def test_a_change_committed_here_reaches_followers_without_reading_the_log(
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub: LiveHub = live_app.state.live_hub
+    reads = counting_reads(hub, monkeypatch)
+    subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(5)]
+    await live_game.set_faith(p1=4)
+    await until(lambda: all(s._items for s in subscriptions))
+    assert reads == []
+    listed = await live_game.client.get(
+        f"{live_game.url}/events", params={"after": 1}, headers=live_game.host()
+    )
+    for subscription in subscriptions:
+        (delivery,) = await subscription.next(0)
+        # The same bytes as if it had been read back from the log.
+        assert delivery.frame == sse_frame_of(listed.json()["events"][0])
+        hub.unsubscribe(subscription)
+
+
+def sse_frame_of(listed: dict[str, Any]) -> bytes:
+    event = EventRead.model_validate(listed)
+    return f"id: {event.seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n".encode()
+
+
+async def test_a_slow_follower_is_ended_and_the_others_get_everything(
+    live_app: FastAPI, live_game: GameHandle
+) -> None:
+    """STREAM_BUFFER_EVENTS is 3 here; the slow one never reads, five changes come."""
+    hub: LiveHub = live_app.state.live_hub
+    slow = hub.subscribe(live_game.id, 1)
+    fast = hub.subscribe(live_game.id, 1)
+    follower = asyncio.create_task(drain(hub, fast, 6))
+    for faith in range(1, 6):
+        await live_game.set_faith(p1=faith)
+    async with asyncio.timeout(PATIENCE):
+        assert await follower == [2, 3, 4, 5, 6]
+    await until(lambda: slow.ended is not None)
+    assert slow.ended == "overflow"
+    assert await slow.next(0) == []  # its buffer is dropped: its client resumes by id
+    hub.unsubscribe(slow)
+    assert hub.count == 0
+
+
+async def test_a_gap_in_deliveries_is_filled_from_the_log(
+    live_app: FastAPI, live_game: GameHandle
+) -> None:
+    """A delivery that skips seqs (a notice that came late) makes the follower read the
+    log: nothing is missed, nothing is doubled."""
+    hub: LiveHub = live_app.state.live_hub
+    subscription = hub.subscribe(live_game.id, 1)
+    follower = asyncio.create_task(drain(hub, subscription, 4))
+    await asyncio.sleep(0.2)
+    for faith in (1, 2, 3):
+        await live_game.set_faith(p1=faith)
+    # Deliver seq 4 again, and a stale seq 2: both are skipped or filled from the log.
+    frames = await hub.read_log(live_game.id, 1, 10)
+    subscription.offer([frames[-1], frames[0]])
+    async with asyncio.timeout(PATIENCE):
+        assert await follower == [2, 3, 4]
+    assert hub.count == 0
+
+
+async def test_shutdown_ends_followers_and_refuses_new_ones(
+    live_app: FastAPI, live_game: GameHandle
+) -> None:
+    hub: LiveHub = live_app.state.live_hub
+    subscription = hub.subscribe(live_game.id, 1)
+    follower = asyncio.create_task(drain(hub, subscription, 99))
+    await asyncio.sleep(0.2)
+    hub.close_threadsafe()
+    async with asyncio.timeout(PATIENCE):
+        assert await follower == []
+    response = await live_game.client.get(
+        f"{live_game.url}/events", params={"after": 1, "wait": 5}, headers=live_game.host()
+    )
+    assert response.status_code == 503
+    assert response.json()["type"].endswith("/too-many-streams")
+    assert "Retry-After" in response.headers
