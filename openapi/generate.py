@@ -1,7 +1,10 @@
 """Write the committed OpenAPI contract, ``openapi/openapi.json``, from the app.
 
-python openapi/generate.py          # rewrite openapi/openapi.json
-python openapi/generate.py --check  # exit 1 when the committed file is stale
+python openapi/generate.py          # rewrite openapi/openapi.json (and app/api/examples.json)
+python openapi/generate.py --check  # exit 1 when either committed file is stale
+
+The answers' examples are recorded from real calls to the app on a scratch SQLite database
+(``app/api/examples.py``), then the document is built with them.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import argparse
 import difflib
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,50 @@ def current_document() -> dict[str, Any]:
     return document
 
 
+def recorded_examples() -> str:
+    import asyncio
+
+    import httpx
+
+    from app.api.examples import record_examples, render_examples
+    from app.main import create_app
+    from app.persistence.migrate import upgrade
+    from app.settings import Settings
+
+    with tempfile.TemporaryDirectory() as scratch:
+        url = f"sqlite:///{Path(scratch) / 'examples.db'}"
+        upgrade(url)
+        app = create_app(Settings(database_url=url))
+
+        async def record() -> str:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://examples") as c:
+                return render_examples(await record_examples(c))
+
+        try:
+            return asyncio.run(record())
+        finally:
+            app.state.db.dispose()
+
+
+def check_examples(text: str) -> bool:
+    from app.api.examples import EXAMPLES_FILE
+
+    committed = EXAMPLES_FILE.read_text(encoding="utf-8") if EXAMPLES_FILE.exists() else ""
+    if committed == text:
+        return True
+    diff = difflib.unified_diff(
+        committed.splitlines(keepends=True),
+        text.splitlines(keepends=True),
+        fromfile="app/api/examples.json (committed)",
+        tofile="app/api/examples.json (recorded)",
+        n=2,
+    )
+    sys.stdout.writelines(list(diff)[:100])
+    print("\napp/api/examples.json is stale: run python openapi/generate.py")
+    return False
+
+
 def render(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -39,6 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         "--check", action="store_true", help="exit 1 if openapi/openapi.json is out of date"
     )
     args = parser.parse_args(argv)
+    examples = recorded_examples()
+    if args.check:
+        if not check_examples(examples):
+            return 1
+    else:
+        from app.api.examples import EXAMPLES_FILE
+
+        EXAMPLES_FILE.write_text(examples, encoding="utf-8")
     text = render(current_document())
     if args.check:
         committed = OPENAPI_FILE.read_text(encoding="utf-8") if OPENAPI_FILE.exists() else ""

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from app.api.examples import add_examples, load_examples
 from app.api.problems import (
     PROBLEM_MEDIA_TYPE,
     Problem,
@@ -103,16 +104,19 @@ SERVERS = [{"url": "/", "description": "The service that serves this document."}
 # that carries them (tests/api/test_openapi_headers.py checks real answers against this).
 HEADERS: dict[str, dict[str, Any]] = {
     "X-Request-ID": {
+        "required": True,
         "description": "The request's id: the client's own when it sent a sane one, else a "
         "new one. Quote it when reporting a problem.",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     },
     "ETag": {
+        "required": True,
         "description": 'The game\'s version, as a strong tag (`"3"`): send it back as '
         "`If-Match` to change the game, or as `If-None-Match` to poll.",
         "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
     },
     "Location": {
+        "required": True,
         "description": "The created game's URL.",
         "schema": {"type": "string", "format": "uri-reference"},
     },
@@ -122,6 +126,7 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string", "enum": ["true"]},
     },
     "Retry-After": {
+        "required": True,
         "description": "Seconds to wait before retrying.",
         "schema": {"type": "integer", "minimum": 0},
     },
@@ -200,6 +205,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 }:
                     del content["application/json"]
     _add_links(document)
+    add_examples(document, load_examples())
     _complete_operations(document)
     document["servers"] = copy.deepcopy(SERVERS)
     document["components"]["headers"] = copy.deepcopy(HEADERS)

@@ -23,7 +23,9 @@ from app.domain.faith import PERIODS
 from app.domain.tiles import Catalogue, Tile
 
 DRAW_ALGORITHM = "sha256-mod-v1"
-MAX_SEED = 2**63 - 1  # fits a signed 64-bit column in every database
+# The largest integer a JavaScript Number holds exactly (and a signed 64-bit column stores):
+# a web client reads and sends every seed, server-drawn ones too, without rounding.
+MAX_SEED = 2**53 - 1
 
 
 @dataclass(frozen=True, slots=True)

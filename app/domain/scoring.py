@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
-from app.domain.effects import NoEndScoring, VpLossPerCount, VpLossPerVp
+from app.domain.effects import CardType, NoEndScoring, VpLossPerCount, VpLossPerVp
 from app.domain.errors import InvalidInput
 from app.domain.resources import BOARD_RESOURCES
 from app.domain.tiles import Tile
@@ -39,10 +40,24 @@ class ScoringPlayer:
     building_costs: Mapping[str, int] = field(default_factory=dict)
 
 
+#: What a line of a final score counts (R-END-1..R-END-4).
+ScorePartName = Literal[
+    "victory_points",
+    "territories",
+    "characters",
+    "ventures",
+    "military",
+    "resources",
+    "vp_loss_per_vp",
+    "vp_loss_per_count",
+    "floor",
+]
+
+
 @dataclass(frozen=True, slots=True)
 class ScorePart:
     rule: str
-    part: str
+    part: ScorePartName
     change: int
     by: str | None = None
     note: str | None = None
@@ -123,7 +138,7 @@ def _score(player: ScoringPlayer, military_award: int) -> PlayerScore:
             parts.append(_vp_loss_per_vp(tile_id, effect, player.victory_points))
 
     blocked = {e.card_type: tile_id for tile_id, e in effects if isinstance(e, NoEndScoring)}
-    card_parts = (
+    card_parts: tuple[tuple[CardType, int, str], ...] = (
         ("territories", TERRITORY_VP[player.territories], f"{player.territories} territories"),
         ("characters", CHARACTER_VP[player.characters], f"{player.characters} characters"),
         ("ventures", player.venture_points, "printed VP of the ventures"),
@@ -163,7 +178,7 @@ def _vp_loss_per_vp(tile_id: str, effect: VpLossPerVp, victory_points: int) -> S
     )
 
 
-def _no_end_scoring(tile_id: str, card_type: str, note: str) -> ScorePart:
+def _no_end_scoring(tile_id: str, card_type: CardType, note: str) -> ScorePart:
     return ScorePart("R-END-3", card_type, 0, tile_id, f"{note} score nothing")
 
 

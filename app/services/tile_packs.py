@@ -49,7 +49,11 @@ class TilePackError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # The API serves tile effects with every parameter, defaults included: its response
+    # schemas say so (a pack file may still leave a defaulted parameter out).
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, json_schema_serialization_defaults_required=True
+    )
 
 
 def _distinct(values: list[str]) -> list[str]:

@@ -59,6 +59,23 @@ class Problem(BaseModel):
     )
 
 
+# The extension members some problems carry, shown in their examples (Spectral checks
+# each example against the Problem schema).
+_EXAMPLE_MEMBERS: dict[str, dict[str, Any]] = {
+    "validation-error": {
+        "errors": [
+            {
+                "loc": ["body", "players", 0, "name"],
+                "msg": "String should have at least 1 character",
+                "type": "string_too_short",
+            }
+        ]
+    },
+    "version-mismatch": {"current_version": 4},
+    "decisions-pending": {"pending": ["p2", "p3"]},
+}
+
+
 def _declared(slug: str) -> type[ServiceError]:
     if slug not in PROBLEM_TYPES:
         raise ValueError(f"unknown problem slug {slug!r}")
@@ -81,7 +98,12 @@ def problem_responses(*slugs: str) -> dict[int | str, dict[str, Any]]:
         group = by_status[status]
         names = ", ".join(f"`{p.slug}`" for p in group)
         examples = {
-            p.slug: {"summary": p.title, "value": problem_body(p.slug, detail=p.description)}
+            p.slug: {
+                "summary": p.title,
+                "value": problem_body(
+                    p.slug, detail=p.description, extra=_EXAMPLE_MEMBERS.get(p.slug)
+                ),
+            }
             for p in group
         }
         response: dict[str, Any] = {

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from app.domain.draw import MAX_SEED
 
 # A bound on every count a client sends: far above any real game, far below overflow.
 MAX_AMOUNT = 9_999
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 PlayerRef = Annotated[str, Field(min_length=1, max_length=64)]
 TileId = Annotated[str, Field(min_length=1, max_length=16, examples=["I-2"])]
+#: A period of the game (I, II, III) as the answers give it.
+PeriodNumber = Literal[1, 2, 3]
+#: A period as an object key ("1", "2", "3").
+PeriodKey = Literal["1", "2", "3"]
+#: A draw seed: at most 2^53-1, which every JSON client (JavaScript too) holds exactly.
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
 
 
 def _digits_only(value: Any) -> Any:
@@ -41,7 +49,11 @@ class ResponseModel(BaseModel):
     Built from the domain's values by attribute (``model_validate(value)``) where their
     names agree, so a presenter never lists a shape's fields a second time."""
 
-    model_config = ConfigDict(from_attributes=True)
+    # A field with a default is still always in the answer: generated clients must not
+    # type it as optional (the response schemas list it as required).
+    model_config = ConfigDict(
+        from_attributes=True, json_schema_serialization_defaults_required=True
+    )
 
 
 class Resources(StrictModel):

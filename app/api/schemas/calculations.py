@@ -6,6 +6,7 @@ from pydantic import Field
 
 from app.api.schemas.base import (
     Amount,
+    PeriodNumber,
     PlayerRef,
     Resources,
     ResponseModel,
@@ -19,7 +20,7 @@ from app.domain.gains import Gain, SourceKind, WoodOrStone
 from app.domain.leaders import LeaderId as Leader
 from app.domain.order import OrderPlayer
 from app.domain.report import Choice, Outcome, ReportPlayer
-from app.domain.scoring import ScoringPlayer
+from app.domain.scoring import ScorePartName, ScoringPlayer
 from app.services.calculations import Holding
 
 Excommunications = list[TileId]
@@ -62,7 +63,7 @@ class VaticanReportCalculation(StrictModel):
 
 
 class VaticanReportResult(ResponseModel):
-    period: int
+    period: PeriodNumber
     threshold: int
     outcomes: list[Outcome]
 
@@ -130,7 +131,7 @@ class PlayerGainsCalculation(StrictModel):
 
 
 class GainSourceRead(ResponseModel):
-    kind: str
+    kind: SourceKind
     name: str | None = None
 
 
@@ -336,7 +337,13 @@ class GameFinalScoresCalculation(StrictModel):
     """Every player of the game once, by player id; their stored excommunications apply."""
 
     model_config = examples(
-        {"players": [{**_SCORING_EXAMPLE, "id": "p1"}, {"id": "p2", "victory_points": 31}]}
+        {
+            "players": [
+                {**_SCORING_EXAMPLE, "id": "p1"},
+                {"id": "p2", "victory_points": 31},
+                {"id": "p3", "victory_points": 18, "military_points": 12},
+            ]
+        }
     )
 
     players: list[ScoringPlayerFields] = Field(min_length=1, max_length=5)
@@ -344,7 +351,7 @@ class GameFinalScoresCalculation(StrictModel):
 
 class ScorePartRead(ResponseModel):
     rule: str
-    part: str
+    part: ScorePartName
     change: int
     by: str | None = None
     note: str | None = None

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, RootModel, StringConstraints
 
-from app.api.schemas.base import PlayerRef, ResponseModel, StrictModel, examples
+from app.api.schemas.base import (
+    PeriodKey,
+    PeriodNumber,
+    PlayerRef,
+    ResponseModel,
+    Seed,
+    StrictModel,
+    examples,
+)
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
 from app.domain.game import NewPlayer
@@ -78,7 +86,7 @@ class GameCreate(StrictModel):
 
 
 class ExcommunicationRead(ResponseModel):
-    period: int
+    period: PeriodNumber
     tile_id: str
 
 
@@ -92,7 +100,7 @@ class PlayerRead(ResponseModel):
 
 
 class ReportSummary(ResponseModel):
-    period: int
+    period: PeriodNumber
     status: Literal["open", "resolved"]
     threshold: int
 
@@ -100,10 +108,10 @@ class ReportSummary(ResponseModel):
 class GameRead(ResponseModel):
     id: str
     version: int
-    seed: int | None
+    seed: Seed | None
     expansions: list[str]
     players_enter_faith: bool
-    tiles: dict[str, TileRead]
+    tiles: dict[PeriodKey, TileRead]
     turn_order: list[str]
     players: list[PlayerRead]
     reports: list[ReportSummary]
@@ -168,7 +176,7 @@ class DecisionRead(ResponseModel):
 
 
 class ReportRead(ResponseModel):
-    period: int
+    period: PeriodNumber
     round: int
     threshold: int
     status: Literal["open", "resolved"]
@@ -178,11 +186,117 @@ class ReportRead(ResponseModel):
     resolved_at: datetime | None = None
 
 
-class EventRead(ResponseModel):
-    seq: int
-    type: str
+# ---- events: one shape per type, told apart by `type` ------------------------------
+
+
+class EventPayload(ResponseModel):
+    """An event's `data`, as the log stores it (`from` is a Python keyword, hence aliases)."""
+
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+
+
+class CreatedPlayer(EventPayload):
+    id: str
+    name: str
+    leaders: list[Leader]
+
+
+class GameCreatedData(EventPayload):
+    players: list[CreatedPlayer]
+    expansions: list[str]
+    seed: Seed | None = Field(description="null when the tiles were named, not drawn.")
+    tiles: dict[PeriodKey, str] = Field(
+        description="The tile id of each period, by period.",
+        examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}],
+    )
+    players_enter_faith: bool
+
+
+class FaithChange(EventPayload):
+    player_id: str
+    from_: int = Field(alias="from")
+    to: int
+    lost: int = Field(description="Faith above 15 that was not kept (R-FT-2).")
+
+
+class FaithSetData(EventPayload):
+    changes: list[FaithChange]
+
+
+class LeadersSetData(EventPayload):
+    player_id: str
+    from_: list[Leader] = Field(alias="from")
+    to: list[Leader]
+
+
+class TurnOrderSetData(EventPayload):
+    from_: list[str] = Field(alias="from")
+    to: list[str]
+
+
+class DecisionSetData(EventPayload):
+    period: PeriodNumber
+    player_id: str
+    choice: Choice
+
+
+class ReportResolvedData(EventPayload):
+    period: PeriodNumber
+    default_choice: Choice | None
+    outcomes: list[Outcome]
+
+
+class _Event(ResponseModel):
+    seq: int = Field(description="The game version this change produced: 1, 2, 3, ...")
     at: datetime
-    data: dict[str, Any]
+
+
+class GameCreatedEvent(_Event):
+    type: Literal["game_created"]
+    data: GameCreatedData
+
+
+class FaithSetEvent(_Event):
+    type: Literal["faith_set"]
+    data: FaithSetData
+
+
+class LeadersSetEvent(_Event):
+    type: Literal["leaders_set"]
+    data: LeadersSetData
+
+
+class TurnOrderSetEvent(_Event):
+    type: Literal["turn_order_set"]
+    data: TurnOrderSetData
+
+
+class DecisionSetEvent(_Event):
+    type: Literal["decision_set"]
+    data: DecisionSetData
+
+
+class ReportResolvedEvent(_Event):
+    type: Literal["report_resolved"]
+    data: ReportResolvedData
+
+
+class EventRead(
+    RootModel[
+        Annotated[
+            GameCreatedEvent
+            | FaithSetEvent
+            | LeadersSetEvent
+            | TurnOrderSetEvent
+            | DecisionSetEvent
+            | ReportResolvedEvent,
+            Field(discriminator="type"),
+        ]
+    ]
+):
+    """One change to a game; `type` says which, and the shape of its `data`."""
+
+    model_config = ConfigDict(from_attributes=True)
 
 
 class EventList(ResponseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.api.schemas.base import ResponseModel, StrictModel, examples
+from app.api.schemas.base import PeriodKey, PeriodNumber, ResponseModel, Seed, StrictModel, examples
 from app.domain.draw import MAX_SEED
 from app.domain.tiles import Tile
 from app.services.tile_packs import TileEffect, effect_model
@@ -16,7 +16,7 @@ class FaithStep(ResponseModel):
 
 
 class PeriodRead(ResponseModel):
-    period: int
+    period: PeriodNumber
     report_round: int
     threshold: int
 
@@ -34,7 +34,7 @@ class TileText(ResponseModel):
 
 class TileRead(ResponseModel):
     id: str = Field(examples=["I-2"])
-    period: int
+    period: PeriodNumber
     expansion: str
     effect: TileEffect = Field(description="The effect kind and its parameters.")
     text: TileText
@@ -67,6 +67,6 @@ class TileDrawCreate(StrictModel):
 
 
 class TileDrawRead(ResponseModel):
-    seed: int
+    seed: Seed
     algorithm: str = Field(examples=["sha256-mod-v1"])
-    tiles: dict[str, str] = Field(examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}])
+    tiles: dict[PeriodKey, str] = Field(examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}])

@@ -255,6 +255,7 @@ CASES = [
     # seed
     v422("create-seed-negative", "POST", GAMES, ("body", "seed"), body=_create(seed=-1)),
     v422("create-seed-2**63", "POST", GAMES, ("body", "seed"), body=_create(seed=2**63)),
+    v422("create-seed-2**53", "POST", GAMES, ("body", "seed"), body=_create(seed=2**53)),
     v422("create-seed-10**100", "POST", GAMES, ("body", "seed"), body=_create(seed=10**100)),
     v422("create-seed-float", "POST", GAMES, ("body", "seed"), body=_create(seed=7.0)),
     v422("create-seed-string", "POST", GAMES, ("body", "seed"), body=_create(seed="7")),

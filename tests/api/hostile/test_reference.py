@@ -57,6 +57,7 @@ CASES = [
     v422("draw-seed-bool", "POST", DRAW, ("body", "seed"), body={"seed": True}),
     v422("draw-seed-negative", "POST", DRAW, ("body", "seed"), body={"seed": -1}),
     v422("draw-seed-2**63", "POST", DRAW, ("body", "seed"), body={"seed": 2**63}),
+    v422("draw-seed-2**53", "POST", DRAW, ("body", "seed"), body={"seed": 2**53}),
     v422("draw-seed-10**100", "POST", DRAW, ("body", "seed"), body={"seed": 10**100}),
     v422("draw-seed-array", "POST", DRAW, ("body", "seed"), body={"seed": [1]}),
     v422(
