@@ -112,7 +112,7 @@ export function outcomeView(game: Game, outcome: Outcome, headingLevel = "h4"): 
       {},
       h("summary", {}, t("steps_rules")),
       h("p", {}, outcome.rules.map((rule) => h("code", { class: "rule" }, rule))),
-      outcome.notes.length ? h("ul", { class: "notes" }, outcome.notes.map((note) => h("li", {}, note))) : null,
+      (outcome.notes ?? []).length ? h("ul", { class: "notes" }, (outcome.notes ?? []).map((note) => h("li", {}, note))) : null,
     ),
   );
 }

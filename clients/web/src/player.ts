@@ -258,7 +258,7 @@ export class PlayerScreen {
               {},
               h("summary", {}, t("steps_rules")),
               h("p", {}, outcome.rules.map((rule) => h("code", { class: "rule" }, rule))),
-              outcome.notes.length ? h("ul", {}, outcome.notes.map((n) => h("li", {}, n))) : null,
+              (outcome.notes ?? []).length ? h("ul", {}, (outcome.notes ?? []).map((n) => h("li", {}, n))) : null,
             ),
           ]
         : null,
