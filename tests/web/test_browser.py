@@ -1,6 +1,6 @@
 """The table companion in a real browser (Debian's Chromium) against a live service on
 PostgreSQL: each test runs one file of ``clients/web/tests`` (node's test runner driving
-playwright-core). Every wait inside is a bound (20 s a step), never a measurement.
+playwright-core). Every wait inside is a bound (30 s a step), never a measurement.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 // The gain and action-value calculators for one player of the game: the service applies the
 // player's stored excommunications (and leaders) and says which rule did what.
 import type { VaticanReportClient } from "@vatican-report/client";
-import { errorBox, type Game } from "./common.js";
+import { errorBox, type Game } from "./widgets.js";
 import { field, h, replace } from "./dom.js";
 import { t, type Key } from "./i18n.js";
 

@@ -1,7 +1,7 @@
 // The start screen: a new game (players, leaders, tiles drawn by seed or picked to match the
 // board), and the games this device hosts.
 import { anonymous, pageUrl, tokens } from "./api.js";
-import { errorBox, header, type Tile } from "./common.js";
+import { errorBox, header, type Tile } from "./widgets.js";
 import { field, h, replace } from "./dom.js";
 import { pick, roman, t, type Key } from "./i18n.js";
 

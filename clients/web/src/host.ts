@@ -16,7 +16,7 @@ import {
   type Game,
   type Outcome,
   type Report,
-} from "./common.js";
+} from "./widgets.js";
 import { h, replace } from "./dom.js";
 import { roman, t, type Key } from "./i18n.js";
 import { qrSvg } from "./qr.js";

@@ -1,7 +1,7 @@
 // The table companion: routes on the URL fragment (which never reaches a server, so an
 // invite's token travels there), stores tokens, and starts the screen the route names.
 import { tokens } from "./api.js";
-import { errorBox, header } from "./common.js";
+import { errorBox, header } from "./widgets.js";
 import { CreateScreen } from "./create.js";
 import { h, replace } from "./dom.js";
 import { lang, setLang, t } from "./i18n.js";

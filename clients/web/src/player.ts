@@ -12,7 +12,7 @@ import {
   type Game,
   type Outcome,
   type Report,
-} from "./common.js";
+} from "./widgets.js";
 import { h, replace } from "./dom.js";
 import { roman, t } from "./i18n.js";
 

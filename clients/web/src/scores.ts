@@ -1,7 +1,7 @@
 // The final score: each player's board at the end, scored by the service with every
 // excommunication the game stored, part by part.
 import type { VaticanReportClient } from "@vatican-report/client";
-import { disc, errorBox, nameOf, type Game } from "./common.js";
+import { disc, errorBox, nameOf, type Game } from "./widgets.js";
 import { h, replace } from "./dom.js";
 import { t, type Key } from "./i18n.js";
 

@@ -1,5 +1,5 @@
 // The Faith track: 0..15, each step with its VP, the report thresholds, and each player's disc.
-import { disc, type FaithTrack, type Game, type Player } from "./common.js";
+import { disc, type FaithTrack, type Game, type Player } from "./widgets.js";
 import { h } from "./dom.js";
 import { roman, t } from "./i18n.js";
 

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 
 export const BASE_URL = process.env.BASE_URL ?? "http://127.0.0.1:8000";
 // Generous: the machine running CI is small and shared; nothing here measures speed.
-export const TIMEOUT = Number(process.env.BROWSER_TIMEOUT_MS ?? 20_000);
+export const TIMEOUT = Number(process.env.BROWSER_TIMEOUT_MS ?? 30_000);
 
 export function chromiumPath() {
   const candidates = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(Boolean);
