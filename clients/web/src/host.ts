@@ -338,6 +338,7 @@ export class HostScreen {
       const pending = (error.problem.pending as string[] | undefined) ?? [];
       return new Error(t("pending", { names: pending.map((id) => nameOf(this.game, id)).join(", ") }));
     }
+    if (isProblem(error, "version-mismatch")) return new Error(t("changed_meanwhile"));
     return error;
   }
 
