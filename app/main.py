@@ -22,6 +22,7 @@ from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
 from app.api.routers import ROUTERS
 from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
+from app.api.table import install_table
 from app.api.write_gate import WriteGate
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database, DatabaseTimeouts
@@ -165,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_docs(app)
     for router in ROUTERS:
         app.include_router(router)
+    install_table(app)
     install_openapi(app)
     return app
 

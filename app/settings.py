@@ -61,17 +61,6 @@ class Settings(BaseSettings):
     # How long a browser may reuse a preflight's answer.
     cors_max_age_seconds: int = Field(default=600, ge=0)
 
-    @property
-    def stream_slots(self) -> int:
-        """``max_streams``, capped so that streams take at most four fifths of
-        ``max_connections``: the rest stays free for ordinary requests."""
-        return min(self.max_streams, self.max_connections * 4 // 5)
-
-    @property
-    def write_slots(self) -> int:
-        """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
-        return max(1, min(self.max_concurrent_writes, self.threadpool_size - 1))
-
     # The HTTP edge (app/server): what one worker process accepts before the app sees a
     # request. Connections are counted per worker process.
     # A request line plus headers larger than this, or with more header fields -> 431.
@@ -89,6 +78,17 @@ class Settings(BaseSettings):
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)
+
+    @property
+    def stream_slots(self) -> int:
+        """``max_streams``, capped so that streams take at most four fifths of
+        ``max_connections``: the rest stays free for ordinary requests."""
+        return min(self.max_streams, self.max_connections * 4 // 5)
+
+    @property
+    def write_slots(self) -> int:
+        """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
+        return max(1, min(self.max_concurrent_writes, self.threadpool_size - 1))
 
 
 @lru_cache(maxsize=1)

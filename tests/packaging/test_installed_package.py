@@ -61,6 +61,9 @@ def test_the_installed_service_migrates_and_serves_from_an_unrelated_folder(
     )
     with running(server), httpx.Client(base_url=server.base_url, timeout=10) as http:
         assert http.get("/readyz").status_code == 200
+        # The table companion's committed build (app/web) ships in the wheel.
+        table = http.get("/table/")
+        assert table.status_code == 200 and 'type="module"' in table.text
         created = http.post(
             "/v1/games", json={"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 42}
         )

@@ -1,0 +1,49 @@
+// A tiny element builder: views rebuild their sections from state with `h()`; no framework.
+type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      el.addEventListener(name.slice(2), value);
+    } else if (name === "value" && "value" in el) {
+      (el as HTMLInputElement).value = String(value);
+    } else if (name === "checked" && "checked" in el) {
+      (el as HTMLInputElement).checked = Boolean(value);
+    } else {
+      el.setAttribute(name, value === true ? "" : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: HTMLElement, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replaces a section's content, keeping keyboard focus on the element with the same id. */
+export function replace(section: HTMLElement, ...children: Child[]): void {
+  const focused = document.activeElement;
+  const focusId = focused && section.contains(focused) ? focused.id : "";
+  section.replaceChildren();
+  append(section, children);
+  if (focusId) document.getElementById(focusId)?.focus();
+}
+
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  if (!control.id) control.id = `f-${Math.random().toString(36).slice(2, 9)}`;
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: control.id }, label),
+    control,
+    hint ? h("small", { class: "hint" }, hint) : null,
+  );
+}
