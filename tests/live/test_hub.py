@@ -169,14 +169,16 @@ async def test_shutdown_ends_followers_and_refuses_new_ones(
     assert "Retry-After" in response.headers
 
 
+@pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 async def test_a_change_while_the_listener_is_disconnected_is_not_lost(
     live_app: FastAPI, database_url: str, live_game: GameHandle
 ) -> None:
     """PostgreSQL: the LISTEN connection is killed (its backend terminated, on this test's
     own database), a change is committed by another process meanwhile, and its notice is
     lost; the listener connects again and reports the watched games' versions."""
-    if live_app.state.db.dialect_name != "postgresql":
-        pytest.skip("SQLite's watcher polls; it has no connection to lose")
+    # PostgreSQL only: SQLite's watcher polls and has no connection to lose.
     hub: LiveHub = live_app.state.live_hub
     subscription = hub.subscribe(live_game.id, 1)
     listening = (
