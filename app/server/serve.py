@@ -64,6 +64,10 @@ def serve(
             server.run()
             if not server.started:
                 sys.exit(STARTUP_FAILURE)
+    except KeyboardInterrupt:
+        # uvicorn re-raises the SIGINT it handled once it has shut down cleanly; like
+        # ``uvicorn.run``, a Ctrl-C'd server exits 0.
+        pass
     finally:
         if metrics_dir is not None:
             remove_metrics_dir(metrics_dir)

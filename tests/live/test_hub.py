@@ -110,7 +110,8 @@ async def test_a_change_committed_here_reaches_followers_without_reading_the_log
 
 def sse_frame_of(listed: dict[str, Any]) -> bytes:
     event = EventRead.model_validate(listed)
-    return f"id: {event.seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n".encode()
+    seq, kind = event.root.seq, event.root.type
+    return f"id: {seq}\nevent: {kind}\ndata: {event.model_dump_json()}\n\n".encode()
 
 
 async def test_a_slow_follower_is_ended_and_the_others_get_everything(

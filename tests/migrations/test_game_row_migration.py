@@ -27,6 +27,8 @@ GAME = "a" * 32
 HOST = "host-token-for-the-migration-test"
 ANNA = "anna-token-for-the-migration-test"
 AT = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+# The payload a faith change has always logged (the events list serves it as stored).
+FAITH_SET = {"changes": [{"player_id": "p1", "from": 0, "to": 2, "lost": 0}]}
 OUTCOMES = [
     {
         "player_id": "p2",
@@ -108,7 +110,7 @@ ROWS_0001: dict[str, list[dict[str, Any]]] = {
         {"game_id": GAME, "period": 2, "player_id": "p2", "choice": "refuse", "updated_at": AT},
     ],
     "events": [
-        {"game_id": GAME, "seq": seq, "type": "faith_set", "at": AT, "data": json.dumps({})}
+        {"game_id": GAME, "seq": seq, "type": "faith_set", "at": AT, "data": json.dumps(FAITH_SET)}
         for seq in range(1, 7)
     ],
 }
