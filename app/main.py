@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -22,7 +24,9 @@ from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
 from app.services.idempotency import Idempotency
+from app.services.limits import Rate
 from app.services.reports import ReportService
+from app.services.retention import Retention, sweep_periodically
 from app.services.tile_packs import load_catalogue
 from app.services.transactions import GameTransactions
 from app.settings import Settings, get_settings
@@ -63,9 +67,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Stored-game routes run in the threadpool, each holding a database connection:
         # more threads than connections only queue on the pool and fight over the GIL.
         to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
+        sweeper = (
+            asyncio.create_task(sweep_periodically(retention, settings.retention_sweep_seconds))
+            if settings.retention_sweep_seconds > 0
+            else None
+        )
         try:
             yield
         finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
             app.state.db.dispose()
 
     app = FastAPI(
@@ -86,12 +99,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The use cases are stateless objects built once; every request shares them.
     idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
     transactions = GameTransactions(
-        db, GameDocuments(catalogue), max_events=settings.max_events_per_game
+        db,
+        GameDocuments(catalogue),
+        max_events=settings.max_events_per_game,
+        write_rate=Rate(settings.game_write_rate, settings.game_write_burst),
     )
     calculations = app.state.calculations = Calculations(catalogue)
-    app.state.game_service = GameService(transactions, idempotency, catalogue, calculations)
+    app.state.game_service = GameService(
+        transactions,
+        idempotency,
+        catalogue,
+        calculations,
+        creation_rate=Rate(settings.game_creation_rate, settings.game_creation_burst),
+    )
     app.state.report_service = ReportService(transactions, idempotency)
     app.state.health = Health(db)
+    retention = app.state.retention = Retention(
+        db,
+        retention_days=settings.game_retention_days,
+        batch_size=settings.retention_batch_size,
+    )
 
     install_problem_handlers(app)
     app.add_middleware(

@@ -37,7 +37,9 @@ class Server:
         workers: int = 1,
         python: str = sys.executable,
         cwd: Path = REPO_ROOT,
+        env: dict[str, str] | None = None,
     ):
+        self.env = env or {}
         self.database_url = database_url
         self.name = name
         self.migrate = migrate
@@ -52,6 +54,10 @@ class Server:
     def start(self) -> Server:
         env = dict(os.environ)
         env.update(DATABASE_URL=self.database_url, LOG_LEVEL="warning", PYTHONUNBUFFERED="1")
+        # Suites that create many games turn the rate limits off; a test of them sets its own.
+        env.setdefault("GAME_CREATION_RATE", "0")
+        env.setdefault("GAME_WRITE_RATE", "0")
+        env.update(self.env)
         args = [self.python, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
         if not self.migrate:
             args.append("--no-migrate")

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from app.main import create_app
 from app.settings import Settings
+from tests.settings import LIMITS_OFF
 
 # "stateless" / "stateful" -> requests sent in this pytest run.
 REQUESTS: Counter[str] = Counter()
@@ -35,7 +36,7 @@ def request_tally() -> Counter[str]:
 
 @pytest.fixture
 def contract_app(database_url: str) -> Iterator[FastAPI]:
-    app = create_app(Settings(database_url=database_url))
+    app = create_app(Settings(database_url=database_url, **LIMITS_OFF))
     yield app
     app.state.db.dispose()
 

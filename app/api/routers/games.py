@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
+from app.api.client_address import ClientAddress
 from app.api.deps import GameUseCases
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
 from app.api.presenters import gains_read
@@ -52,6 +53,7 @@ CHANGE_PROBLEMS = (
     "unsupported-media-type",
     "version-mismatch",
     "event-limit-reached",
+    "too-many-requests",
 )
 NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
     304: {"description": "Not modified: `If-None-Match` names the current version."}
@@ -75,15 +77,18 @@ def not_modified(version: int) -> Response:
         "idempotency-key-reused",
         "idempotency-in-flight",
         "payload-too-large",
+        "too-many-requests",
         "service-unavailable",
     ),
 )
-def create_game(body: GameCreate, games: GameUseCases, key: IdempotencyKey) -> Response:
+def create_game(
+    body: GameCreate, games: GameUseCases, key: IdempotencyKey, client: ClientAddress
+) -> Response:
     """Create a game: players (2..5) get ids p1, p2... in the order given, which is the
     first turn order. The tiles are drawn from `seed` (random when omitted) or named in
     `tiles`. The host token and the player tokens are shown only in this answer."""
     fingerprint = request_fingerprint("createGame", body.model_dump_json(by_alias=True))
-    return replayable(games.create_game(body.to_domain(), key, fingerprint))
+    return replayable(games.create_game(body.to_domain(), key, fingerprint, client))
 
 
 @router.get(
