@@ -94,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         loop="auto",
         http="auto",
         proxy_headers=True,
+        # uvicorn believes X-Forwarded-For from the same peers as the service, by default
+        # none (its own default trusts 127.0.0.1): see app/api/client_address.py.
+        forwarded_allow_ips=[str(network) for network in settings.trusted_proxies],
     )
 
 
