@@ -38,8 +38,8 @@ class Settings(BaseSettings):
 
     # Rate limits (GCRA, kept in the database: they hold across replicas). A rate is in
     # requests per minute, 0 turns the limit off; a burst is how many may come at once.
-    game_creation_rate: float = Field(default=6.0, ge=0)
-    game_creation_burst: int = Field(default=30, ge=1)
+    game_creation_rate: float = Field(default=1.0, ge=0)
+    game_creation_burst: int = Field(default=20, ge=1)
     game_write_rate: float = Field(default=120.0, ge=0)
     game_write_burst: int = Field(default=60, ge=1)
     # Peers whose X-Forwarded-For is believed (CIDRs, comma-separated); none by default.
