@@ -30,6 +30,9 @@ from app.persistence.repositories import (
 )
 
 logger = logging.getLogger("app.retention")
+# Its own generator: drawing from the global one would shift the sequence of any other user
+# of ``random`` in the process (seeded test generators among them).
+_JITTER = random.SystemRandom()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +102,7 @@ async def sweep_periodically(retention: Retention, interval_seconds: float) -> N
     """Sweep every ``interval_seconds`` until cancelled; the first sweep comes at a random
     point of the first interval, so that replicas started together do not sweep together.
     A failed sweep (e.g. the database is down) is logged and tried again next time."""
-    delay = random.uniform(0, interval_seconds)
+    delay = _JITTER.uniform(0, interval_seconds)
     while True:
         await asyncio.sleep(delay)
         delay = interval_seconds
