@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,6 +61,11 @@ def log_config(level: str) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["purge"]:
+        from app.cli import purge
+
+        raise SystemExit(purge(argv[1:]))
     args = _parse_args(argv)
     settings = get_settings()
     if not args.no_migrate:

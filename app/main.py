@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import signal
 import threading
 from collections.abc import AsyncIterator
@@ -30,8 +32,10 @@ from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
 from app.services.idempotency import Idempotency
+from app.services.limits import Rate
 from app.services.live import LiveHub
 from app.services.reports import ReportService
+from app.services.retention import Retention, sweep_periodically
 from app.services.tile_packs import load_catalogue
 from app.services.transactions import GameTransactions
 from app.settings import Settings, get_settings
@@ -101,10 +105,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # more threads than connections only queue on the pool and fight over the GIL.
         to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
         _end_streams_on_signals(live_hub)
+        sweeper = (
+            asyncio.create_task(sweep_periodically(retention, settings.retention_sweep_seconds))
+            if settings.retention_sweep_seconds > 0
+            else None
+        )
         try:
             yield
         finally:
             live_hub.stop()
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
             app.state.db.dispose()
 
     app = FastAPI(
@@ -126,10 +139,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
     changes = ChangeFeed(db, poll_seconds=settings.change_poll_seconds)
     transactions = GameTransactions(
-        db, GameDocuments(catalogue), max_events=settings.max_events_per_game, changes=changes
+        db,
+        GameDocuments(catalogue),
+        max_events=settings.max_events_per_game,
+        changes=changes,
+        write_rate=Rate(settings.game_write_rate, settings.game_write_burst),
     )
     calculations = app.state.calculations = Calculations(catalogue)
-    app.state.game_service = GameService(transactions, idempotency, catalogue, calculations)
+    app.state.game_service = GameService(
+        transactions,
+        idempotency,
+        catalogue,
+        calculations,
+        creation_rate=Rate(settings.game_creation_rate, settings.game_creation_burst),
+    )
     app.state.report_service = ReportService(transactions, idempotency)
     app.state.health = Health(db, timeout_s=settings.readyz_timeout_ms / 1000)
     live_hub = app.state.live_hub = LiveHub(
@@ -140,6 +163,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_subscribers=settings.stream_slots,
         retry_after=settings.retry_after_seconds,
         observe=LIVE_SUBSCRIBERS.set,
+    )
+    retention = app.state.retention = Retention(
+        db,
+        retention_days=settings.game_retention_days,
+        batch_size=settings.retention_batch_size,
     )
 
     install_problem_handlers(app)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, IPvAnyNetwork, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -89,6 +90,28 @@ class Settings(BaseSettings):
     def write_slots(self) -> int:
         """``max_concurrent_writes``, capped one below ``threadpool_size`` (min 1)."""
         return max(1, min(self.max_concurrent_writes, self.threadpool_size - 1))
+
+    # Rate limits (GCRA, kept in the database: they hold across replicas). A rate is in
+    # requests per minute, 0 turns the limit off; a burst is how many may come at once.
+    game_creation_rate: float = Field(default=1.0, ge=0)
+    game_creation_burst: int = Field(default=20, ge=1)
+    game_write_rate: float = Field(default=120.0, ge=0)
+    game_write_burst: int = Field(default=60, ge=1)
+    # Peers whose X-Forwarded-For is believed (CIDRs, comma-separated); none by default.
+    trusted_proxies: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = ()
+
+    # Games idle longer than this are deleted (0 keeps them forever), by ``python -m app
+    # purge`` and by a sweep every interval (0: no sweep in the service), a batch at a time.
+    game_retention_days: float = Field(default=30.0, ge=0)
+    retention_sweep_seconds: float = Field(default=300.0, ge=0)
+    retention_batch_size: int = Field(default=500, ge=1)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_proxies(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
 
 @lru_cache(maxsize=1)

@@ -39,6 +39,7 @@ class Server:
         cwd: Path = REPO_ROOT,
         env: dict[str, str] | None = None,
     ):
+        self.env = env or {}
         self.database_url = database_url
         self.name = name
         self.migrate = migrate
@@ -54,6 +55,9 @@ class Server:
     def start(self) -> Server:
         env = dict(os.environ)
         env.update(DATABASE_URL=self.database_url, LOG_LEVEL="warning", PYTHONUNBUFFERED="1")
+        # Suites that create many games turn the rate limits off; a test of them sets its own.
+        env.setdefault("GAME_CREATION_RATE", "0")
+        env.setdefault("GAME_WRITE_RATE", "0")
         env.update(self.env)
         args = [self.python, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
         if not self.migrate:

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     DateTime,
     Dialect,
@@ -89,6 +90,9 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # The last change: games idle longer than the retention are deleted by it.
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    # The game's write limit: the theoretical arrival time (GCRA, ms since the epoch) of its
+    # next change; app/services/limits.py.
+    write_tat_ms: Mapped[int] = mapped_column(BigInteger(), server_default="0")
 
 
 class Event(Base):
@@ -120,3 +124,14 @@ class IdempotencyKey(Base):
     body: Mapped[bytes | None] = mapped_column(LargeBinary())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+class CreationLimit(Base):
+    """The game-creation limit of one client address: the theoretical arrival time (GCRA,
+    ms since the epoch) of its next creation. A row whose time has passed says nothing a
+    missing row would not, so the retention sweep deletes it."""
+
+    __tablename__ = "creation_limits"
+
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tat_ms: Mapped[int] = mapped_column(BigInteger(), index=True)

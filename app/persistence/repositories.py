@@ -12,18 +12,26 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, delete, insert, select, update
+from sqlalchemy import CursorResult, Table, case, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from app.domain.game import GameEvent, GameState
 from app.persistence.game_state import game_state, state_data
-from app.persistence.models import Event, Game, IdempotencyKey
+from app.persistence.models import CreationLimit, Event, Game, IdempotencyKey
 
 GAMES = cast(Table, Game.__table__)
 EVENTS = cast(Table, Event.__table__)
 KEYS = cast(Table, IdempotencyKey.__table__)
+LIMITS = cast(Table, CreationLimit.__table__)
+
+
+def _dialect_insert(session: Session) -> Any:
+    """``INSERT`` with ``ON CONFLICT`` for the session's database."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql_insert
+    return sqlite_insert
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,8 @@ class Credentials:
 class StoredGame:
     state: GameState
     credentials: Credentials
+    # The write limit's theoretical arrival time (ms since the epoch); app/services/limits.py.
+    write_tat_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +112,16 @@ class GameRepository:
             GAMES.c.state,
             GAMES.c.host_token_hash,
             GAMES.c.player_token_hashes,
+            GAMES.c.write_tat_ms,
         ).where(GAMES.c.id == game_id)
         if for_update:
             statement = statement.with_for_update()
         row = self.session.execute(statement).one_or_none()
         if row is None:
             return None
-        return StoredGame(game_state(game_id, row.version, row.state), _credentials(row))
+        return StoredGame(
+            game_state(game_id, row.version, row.state), _credentials(row), row.write_tat_ms
+        )
 
     def document(self, game_id: str) -> StoredDocument | None:
         row = self.session.execute(
@@ -132,19 +145,27 @@ class GameRepository:
         ).one_or_none()
         return None if row is None else StoredVersion(row.version, _credentials(row))
 
-    def update(self, game: GameState, document: str, document_key: str, at: datetime) -> None:
-        """Store the state a change left and its rendered document."""
-        self.session.execute(
-            update(GAMES)
-            .where(GAMES.c.id == game.id)
-            .values(
-                version=game.version,
-                state=state_data(game),
-                document=document,
-                document_key=document_key,
-                updated_at=at,
-            )
-        )
+    def update(
+        self,
+        game: GameState,
+        document: str,
+        document_key: str,
+        at: datetime,
+        *,
+        write_tat_ms: int | None = None,
+    ) -> None:
+        """Store the state a change left, its rendered document and (when given) the write
+        limit's new theoretical arrival time."""
+        values: dict[str, Any] = {
+            "version": game.version,
+            "state": state_data(game),
+            "document": document,
+            "document_key": document_key,
+            "updated_at": at,
+        }
+        if write_tat_ms is not None:
+            values["write_tat_ms"] = write_tat_ms
+        self.session.execute(update(GAMES).where(GAMES.c.id == game.id).values(values))
 
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         """Store a document rendered again for an unchanged game (a no-op if it changed)."""
@@ -154,11 +175,17 @@ class GameRepository:
             .values(document=document, document_key=key)
         )
 
-    def idle_since(self, before: datetime, limit: int) -> list[str]:
-        """Ids of games whose last change is older than ``before`` (at most ``limit``)."""
+    def idle_since(self, before: datetime, limit: int, *, lock: bool = False) -> list[str]:
+        """Ids of games whose last change is older than ``before`` (at most ``limit``).
+
+        ``lock`` locks them until the transaction ends, skipping games another transaction
+        holds (PostgreSQL; a SQLite write transaction holds the whole database): a change
+        that is under way is never deleted from under it."""
         statement = (
             select(GAMES.c.id).where(GAMES.c.updated_at < before).order_by(GAMES.c.id).limit(limit)
         )
+        if lock:
+            statement = statement.with_for_update(skip_locked=True)
         return list(self.session.scalars(statement))
 
     def delete(self, game_ids: list[str]) -> int:
@@ -220,13 +247,8 @@ class IdempotencyRepository:
         from sqlalchemy.orm import make_transient_to_detached
 
         values = {column.key: getattr(row, column.key) for column in KEYS.columns}
-        dialect_insert = (
-            postgresql_insert
-            if self.session.get_bind().dialect.name == "postgresql"
-            else sqlite_insert
-        )
         statement = (
-            dialect_insert(KEYS)
+            _dialect_insert(self.session)(KEYS)
             .values(values)
             .on_conflict_do_nothing(index_elements=[KEYS.c.key_hash])
         )
@@ -246,12 +268,52 @@ class IdempotencyRepository:
             .execution_options(synchronize_session="fetch")
         )
 
-    def purge_expired(self, now: datetime) -> int:
-        """Delete the keys whose ``expires_at`` is before ``now``; return how many."""
+    def purge_expired(self, now: datetime, limit: int | None = None) -> int:
+        """Delete the keys whose ``expires_at`` is before ``now`` (at most ``limit``);
+        return how many."""
+        expired = KEYS.c.expires_at < now
+        if limit is not None:
+            batch = select(KEYS.c.key_hash).where(expired).limit(limit)
+            expired = KEYS.c.key_hash.in_(batch.scalar_subquery())
         result = self.session.execute(
-            delete(IdempotencyKey)
-            .where(IdempotencyKey.expires_at < now)
-            .execution_options(synchronize_session=False)
+            delete(KEYS).where(expired).execution_options(synchronize_session=False)
+        )
+        assert isinstance(result, CursorResult)
+        return result.rowcount
+
+
+class CreationLimitRepository:
+    """The game-creation limit's theoretical arrival time (TAT) per client address."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def admit(self, address: str, now_ms: int, interval_ms: int, tolerance_ms: int) -> bool:
+        """Move the address's TAT one interval on if a request at ``now_ms`` fits in its
+        tolerance; whether it did. One statement: an upsert whose row lock (PostgreSQL)
+        serializes the address's creations until the transaction ends."""
+        start = case((LIMITS.c.tat_ms > now_ms, LIMITS.c.tat_ms), else_=now_ms)
+        statement = (
+            _dialect_insert(self.session)(LIMITS)
+            .values(address=address, tat_ms=now_ms + interval_ms)
+            .on_conflict_do_update(
+                index_elements=[LIMITS.c.address],
+                set_={"tat_ms": start + interval_ms},
+                where=start - now_ms <= tolerance_ms,
+            )
+            .returning(LIMITS.c.tat_ms)
+        )
+        return self.session.execute(statement).first() is not None
+
+    def tat(self, address: str) -> int | None:
+        return self.session.scalar(select(LIMITS.c.tat_ms).where(LIMITS.c.address == address))
+
+    def purge_expired(self, now_ms: int, limit: int) -> int:
+        """Delete at most ``limit`` rows whose TAT has passed (a missing row means the
+        same); return how many."""
+        batch = select(LIMITS.c.address).where(LIMITS.c.tat_ms < now_ms).limit(limit)
+        result = self.session.execute(
+            delete(LIMITS).where(LIMITS.c.address.in_(batch.scalar_subquery()))
         )
         assert isinstance(result, CursorResult)
         return result.rowcount

@@ -52,6 +52,9 @@ def serve(
         # uvloop when installed; the protocol is always the bounded httptools one.
         loop="auto",
         proxy_headers=True,
+        # uvicorn believes X-Forwarded-For from the same peers as the service, by default
+        # none (its own default trusts 127.0.0.1): see app/api/client_address.py.
+        forwarded_allow_ips=[str(network) for network in settings.trusted_proxies],
         timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
         **uvicorn_options,
     )

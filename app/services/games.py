@@ -18,6 +18,7 @@ from app.domain.tiles import Catalogue
 from app.persistence.repositories import Credentials, LoggedEvent
 from app.services.calculations import Calculations, Holding
 from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.limits import UNLIMITED, Rate, limit_game_creation
 from app.services.tokens import hash_token, new_seed, new_token
 from app.services.transactions import GameDocument, GameTransactions
 
@@ -47,17 +48,23 @@ class GameService:
         idempotency: Idempotency,
         catalogue: Catalogue,
         calculations: Calculations,
+        *,
+        creation_rate: Rate = UNLIMITED,
     ) -> None:
         self.transactions = transactions
         self.idempotency = idempotency
         self.catalogue = catalogue
         self.calculations = calculations
+        self.creation_rate = creation_rate
 
     # ---- creation -----------------------------------------------------------------------
 
-    def create_game(self, new: NewGame, key: str | None, fingerprint: str) -> StoredAnswer:
+    def create_game(
+        self, new: NewGame, key: str | None, fingerprint: str, client: str = "unknown"
+    ) -> StoredAnswer:
         """Validate, then store the game with fresh tokens (R-DRAW-1..3); a retry with the
-        same Idempotency-Key replays the first answer, tokens included."""
+        same Idempotency-Key replays the first answer, tokens included (and is not counted
+        against the ``client`` address's creation limit)."""
         event = rules.create_game(
             self.catalogue,
             new.players,
@@ -71,6 +78,7 @@ class GameService:
             if attempt.replay is not None:
                 return attempt.replay
             assert attempt.session is not None
+            limit_game_creation(attempt.session, self.creation_rate, client)
             host_token = new_token()
             player_tokens = {p["id"]: new_token() for p in event.data["players"]}
             credentials = Credentials(

@@ -37,6 +37,7 @@ from app.persistence.repositories import (
 )
 from app.services.access import Principal, authenticate
 from app.services.errors import EventLimitReached, VersionMismatch
+from app.services.limits import UNLIMITED, Rate, limit_game_write
 from app.services.ports import Presenter
 
 # Game ids are uuid4 hex: anything else cannot name a game, so it is a 404 without a query
@@ -65,13 +66,17 @@ class GameDocument:
 class Change:
     """A change in progress: the locked game, who asks, and the one event it logs."""
 
-    def __init__(self, game: GameState, who: Principal, max_events: int) -> None:
+    def __init__(
+        self, game: GameState, who: Principal, max_events: int, write_rate: Rate, write_tat_ms: int
+    ) -> None:
         self.game = game
         self.who = who
         self.event: GameEvent | None = None
         self.document: GameDocument | None = None  # the read model, once stored
         self.at = utcnow()  # when it happens: the event's time, and the game's last change
+        self.write_tat_ms = write_tat_ms  # the write limit's TAT, moved on by apply()
         self._max_events = max_events
+        self._write_rate = write_rate
         self._version_checked = False
 
     def check_version(self, expected: Collection[int] | None) -> None:
@@ -104,6 +109,10 @@ class Change:
                 f"Game {self.game.id} has logged {self.game.version} changes, the most a "
                 "game may; it can still be read."
             )
+        # Only a change that is about to be stored counts against the game's write limit.
+        self.write_tat_ms = limit_game_write(
+            self._write_rate, self.game.id, self.write_tat_ms, int(self.at.timestamp() * 1000)
+        )
         self.event = event
         self.game = apply(
             self.game, event, game_id=self.game.id, seq=self.game.version + 1, at=self.at
@@ -121,12 +130,14 @@ class GameTransactions:
         *,
         max_events: int,
         changes: ChangeFeed | None = None,
+        write_rate: Rate = UNLIMITED,
     ) -> None:
         self.db = db
         self.presenter = presenter
         self.max_events = max_events
         # Announces each change at its commit to whoever follows the game (live.py).
         self.changes = changes
+        self.write_rate = write_rate
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -196,12 +207,20 @@ class GameTransactions:
             return
         repository = GameRepository(session)
         stored = self._stored(repository, game_id, for_update=True)
-        change = Change(stored.state, authenticate(stored.credentials, token), self.max_events)
+        change = Change(
+            stored.state,
+            authenticate(stored.credentials, token),
+            self.max_events,
+            self.write_rate,
+            stored.write_tat_ms,
+        )
         yield change
         if change.event is None:
             raise RuntimeError("a change must apply() the event it logs")
         document = self.presenter.game(change.game)
-        repository.update(change.game, document, self.presenter.key, change.at)
+        repository.update(
+            change.game, document, self.presenter.key, change.at, write_tat_ms=change.write_tat_ms
+        )
         change.document = GameDocument(change.game.version, document.encode())
         EventRepository(session).append(game_id, change.game.version, change.event, change.at)
         if self.changes is not None:

@@ -13,11 +13,12 @@ from fastapi import FastAPI
 
 from app.main import create_app
 from app.settings import Settings
+from tests.settings import LIMITS_OFF
 
 
 @pytest.fixture
 def app(database_url: str) -> FastAPI:
-    return create_app(Settings(database_url=database_url))
+    return create_app(Settings(database_url=database_url, **LIMITS_OFF))
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from app.persistence.db import Database
 from app.services.errors import VersionMismatch
 from app.settings import Settings
 from tests.api.test_api_support import CONTRACT_SLUGS
+from tests.settings import LIMITS_OFF
 
 PROBLEM = "application/problem+json"
 DOWN_URL = "postgresql://postgres@127.0.0.1:1/x"
@@ -79,7 +80,7 @@ def _test_router() -> APIRouter:
 
 
 def _settings(tmp_path: Path, **overrides: object) -> Settings:
-    values: dict[str, object] = {"database_url": f"sqlite:///{tmp_path / 'test.db'}"}
+    values: dict[str, object] = {"database_url": f"sqlite:///{tmp_path / 'test.db'}", **LIMITS_OFF}
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from app.main import create_app
 from app.settings import Settings
+from tests.settings import LIMITS_OFF
 
 # "stateless" / "stateful" -> requests sent in this pytest run.
 REQUESTS: Counter[str] = Counter()
@@ -38,7 +39,10 @@ def contract_app(database_url: str) -> Iterator[FastAPI]:
     # Streams and long-polls answer at once: a generated request must not wait for a
     # change nobody makes (tests/live covers them).
     settings = Settings(
-        database_url=database_url, stream_max_seconds=0.05, long_poll_max_seconds=0.05
+        database_url=database_url,
+        stream_max_seconds=0.05,
+        long_poll_max_seconds=0.05,
+        **LIMITS_OFF,
     )
     app = create_app(settings)
     yield app

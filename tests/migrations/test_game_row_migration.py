@@ -22,6 +22,7 @@ from app.main import create_app
 from app.persistence.db import normalize_url
 from app.persistence.migrate import downgrade, upgrade
 from app.settings import Settings
+from tests.settings import LIMITS_OFF
 
 GAME = "a" * 32
 HOST = "host-token-for-the-migration-test"
@@ -173,7 +174,7 @@ def _plain(value: Any) -> Any:
 
 async def test_a_stored_game_reads_and_changes_the_same_after_the_upgrade(url_at_0001: str) -> None:
     upgrade(url_at_0001)
-    app = create_app(Settings(database_url=url_at_0001))
+    app = create_app(Settings(database_url=url_at_0001, **LIMITS_OFF))
     host = {"Authorization": f"Bearer {HOST}"}
     try:
         async with httpx.AsyncClient(

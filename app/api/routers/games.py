@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
+from app.api.client_address import ClientAddress
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
 from app.api.presenters import gains_read
@@ -53,6 +54,7 @@ CHANGE_PROBLEMS = (
     "unsupported-media-type",
     "version-mismatch",
     "event-limit-reached",
+    "too-many-requests",
 )
 MAX_WAIT_SECONDS = 30
 NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
@@ -77,15 +79,18 @@ def not_modified(version: int) -> Response:
         "idempotency-key-reused",
         "idempotency-in-flight",
         "payload-too-large",
+        "too-many-requests",
         "service-unavailable",
     ),
 )
-def create_game(body: GameCreate, games: GameUseCases, key: IdempotencyKey) -> Response:
+def create_game(
+    body: GameCreate, games: GameUseCases, key: IdempotencyKey, client: ClientAddress
+) -> Response:
     """Create a game: players (2..5) get ids p1, p2... in the order given, which is the
     first turn order. The tiles are drawn from `seed` (random when omitted) or named in
     `tiles`. The host token and the player tokens are shown only in this answer."""
     fingerprint = request_fingerprint("createGame", body.model_dump_json(by_alias=True))
-    return replayable(games.create_game(body.to_domain(), key, fingerprint))
+    return replayable(games.create_game(body.to_domain(), key, fingerprint, client))
 
 
 @router.get(

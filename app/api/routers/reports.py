@@ -33,6 +33,7 @@ CHANGE_PROBLEMS = (
     "report-resolved",
     "report-out-of-order",
     "event-limit-reached",
+    "too-many-requests",
     "service-unavailable",
 )
 

@@ -34,6 +34,7 @@ from tests.api.hostile.harness import (
     snapshot,
 )
 from tests.conftest import truncate_all
+from tests.settings import LIMITS_OFF
 
 # Each refused request must leave everything as it was, so the cases can share their games:
 # a case that wrote anything fails itself (snapshot and row counts), and sharing keeps the
@@ -77,7 +78,7 @@ def world(
     else:
         url = request.getfixturevalue("postgres_migrated_url")
         truncate_all(url)
-    app = create_app(Settings(database_url=url))
+    app = create_app(Settings(database_url=url, **LIMITS_OFF))
     try:
         yield World(request.param, app, asyncio.run(_build_games(app)))
     finally:

@@ -1,0 +1,63 @@
+"""Games and limits made old on purpose, on both databases."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import text
+
+from app.main import create_app
+from app.persistence.db import Database
+from app.settings import Settings
+from tests.settings import LIMITS_OFF
+
+GAME = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 42}
+
+
+@pytest.fixture
+def app(database_url: str) -> FastAPI:
+    return create_app(Settings(database_url=database_url, **LIMITS_OFF))
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
+    app.state.db.dispose()
+
+
+async def create_game(client: httpx.AsyncClient, key: str | None = None) -> dict[str, Any]:
+    """A game with one change after its creation (two events), created with ``key``."""
+    headers = {"Idempotency-Key": key} if key else {}
+    created = await client.post("/v1/games", json=GAME, headers=headers)
+    assert created.status_code == 201, created.text
+    data: dict[str, Any] = created.json()
+    changed = await client.put(
+        f"/v1/games/{data['game']['id']}/players/p1/faith",
+        json={"faith": 3},
+        headers={"Authorization": f"Bearer {data['host_token']}"},
+    )
+    assert changed.status_code == 200, changed.text
+    return data
+
+
+def last_changed(db: Database, game_id: str, at: datetime) -> None:
+    """Pretend the game's last change was at ``at``."""
+    with db.engine.begin() as conn:
+        conn.execute(
+            text("UPDATE games SET updated_at = :at WHERE id = :id"), {"at": at, "id": game_id}
+        )
+
+
+def count(db: Database, table: str, game_id: str | None = None) -> int:
+    where, params = ("", {}) if game_id is None else (" WHERE game_id = :id", {"id": game_id})
+    if table == "games" and game_id is not None:
+        where = " WHERE id = :id"
+    with db.engine.connect() as conn:
+        return int(conn.execute(text(f"SELECT count(*) FROM {table}{where}"), params).scalar_one())
