@@ -4,11 +4,12 @@
     python bench/scale.py --db sqlite --games 100000      # a quicker run
 
 Fills a fresh database (migrated by Alembic) in bulk -- COPY on PostgreSQL, executemany in
-big transactions on SQLite -- with games of 4 players, their 3 reports and their
-``game_created`` event, measures ``GET /v1/games/{id}`` and ``PUT .../players/{pid}/faith``
-on random games with wrk against ``python -m app``, grows the database to ``--games`` and
-measures again with the same server settings, then prints the query plans (EXPLAIN) of
-every statement those two operations send, to show that they use the primary keys.
+big transactions on SQLite -- with copies of one real 4-player game (its ``games`` row and
+its ``game_created`` event, made by the service itself in process), measures
+``GET /v1/games/{id}`` and ``PUT .../players/{pid}/faith`` on random games with wrk
+against ``python -m app``, grows the database to ``--games`` and measures again with the
+same server settings, then prints the query plans (EXPLAIN) of every statement those two
+operations send, to show that they use the primary keys.
 
 Bulk rows are deterministic: game ``i`` has id ``f"{i:032x}"`` and host token
 ``f"host-{i}"`` (stored as its SHA-256, like the service does).
@@ -17,6 +18,7 @@ Bulk rows are deterministic: game ``i`` has id ``f"{i:032x}"`` and host token
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import json
 import random
@@ -24,7 +26,12 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import event, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,18 +47,14 @@ from harness import (
     serve,
     workdir,
 )
-from run import write_lua_data
+from run import PLAYERS, write_lua_data
 
-from app.persistence.db import Database
+from app.main import create_app
 from app.persistence.migrate import upgrade
-from app.persistence.repositories import GameRepository
-from app.services.games import GameService
+from app.settings import Settings
 
 BATCH = 20_000
-AT = "2025-01-01 00:00:00+00:00"
-PLAYER_HASH = hashlib.sha256(b"bench-player").hexdigest()
-TILES = json.dumps({"1": "I-4", "2": "II-6", "3": "III-1"})
-CREATED = json.dumps({"bulk": True})
+NO_LIMITS = {"game_creation_rate": 0, "game_write_rate": 0}
 
 
 def game_id(i: int) -> str:
@@ -62,59 +65,77 @@ def host_token(i: int) -> str:
     return f"host-{i}"
 
 
-def rows(start: int, end: int) -> Iterator[tuple[list, ...]]:
-    """Batches of rows for games ``start..end-1``, one list per table of ``TABLES``."""
+def _plain(value: Any) -> Any:
+    """A column value as COPY and sqlite3 take it: JSON as text, times as ISO text."""
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    return value
+
+
+class Template:
+    """One game created by the service (``PLAYERS``, seed 1): its ``games`` row and its
+    event, as column lists with the game id replaced in every text."""
+
+    def __init__(self, url: str) -> None:
+        app = create_app(Settings(database_url=url, **NO_LIMITS))
+
+        async def create() -> str:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+                answer = await client.post("/v1/games", json={"players": PLAYERS, "seed": 1})
+                answer.raise_for_status()
+                return str(answer.json()["game"]["id"])
+
+        self.id = asyncio.run(create())
+        with app.state.db.engine.connect() as conn:
+            game = conn.execute(text("SELECT * FROM games WHERE id = :id"), {"id": self.id})
+            self.game_columns = list(game.keys())
+            game_row = [_plain(v) for v in game.one()]
+            logged = conn.execute(text("SELECT * FROM events WHERE game_id = :id"), {"id": self.id})
+            self.event_columns = list(logged.keys())
+            event_row = [_plain(v) for v in logged.one()]
+            # The template leaves the database: the bulk games take ids 0..N-1.
+            conn.execute(text("DELETE FROM events WHERE game_id = :id"), {"id": self.id})
+            conn.execute(text("DELETE FROM idempotency_keys WHERE game_id = :id"), {"id": self.id})
+            conn.execute(text("DELETE FROM games WHERE id = :id"), {"id": self.id})
+            conn.commit()
+        app.state.live_hub.stop()
+        app.state.db.dispose()
+        self.game_row, self.event_row = game_row, event_row
+        self.token_column = self.game_columns.index("host_token_hash")
+
+    def rows_of(self, i: int) -> tuple[list[Any], list[Any]]:
+        gid = game_id(i)
+
+        def renamed(row: list[Any]) -> list[Any]:
+            return [v.replace(self.id, gid) if isinstance(v, str) else v for v in row]
+
+        game = renamed(self.game_row)
+        game[self.token_column] = hashlib.sha256(host_token(i).encode()).hexdigest()
+        return game, renamed(self.event_row)
+
+
+def rows(template: Template, start: int, end: int) -> Iterator[tuple[list, list]]:
+    """Batches of (games rows, events rows) for games ``start..end-1``."""
     for first in range(start, end, BATCH):
-        games, players, reports, events = [], [], [], []
-        decisions: list[tuple] = []
-        excommunications: list[tuple] = []
+        games, events = [], []
         for i in range(first, min(first + BATCH, end)):
-            gid = game_id(i)
-            token_hash = hashlib.sha256(host_token(i).encode()).hexdigest()
-            games.append((gid, 1, i, '["base"]', TILES, False, token_hash, AT, AT))
-            for seat in range(4):
-                players.append(
-                    (gid, f"p{seat + 1}", f"Player {seat + 1}", seat, seat, 0, 0, "[]", PLAYER_HASH)
-                )
-            for period in (1, 2, 3):
-                reports.append((gid, period, "open"))
-            # One decision and one excommunication per game, so their lookups have rows
-            # to search like a played game's.
-            decisions.append((gid, 1, "p1", "support", AT))
-            excommunications.append((gid, "p2", 1, "I-4"))
-            events.append((gid, 1, "game_created", AT, CREATED))
-        yield games, players, reports, events, decisions, excommunications
+            game, logged = template.rows_of(i)
+            games.append(game)
+            events.append(logged)
+        yield games, events
 
 
-GAME_COLUMNS = (
-    "id, version, seed, expansions, tile_ids, players_enter_faith, host_token_hash,"
-    " created_at, updated_at"
-)
-PLAYER_COLUMNS = (
-    "game_id, id, name, seat, turn_position, faith, report_victory_points, leaders, token_hash"
-)
-REPORT_COLUMNS = "game_id, period, status"
-EVENT_COLUMNS = "game_id, seq, type, at, data"
-DECISION_COLUMNS = "game_id, period, player_id, choice, updated_at"
-EXCOMMUNICATION_COLUMNS = "game_id, player_id, period, tile_id"
-TABLES = ("games", "players", "reports", "events", "report_decisions", "excommunications")
-COLUMNS = (
-    GAME_COLUMNS,
-    PLAYER_COLUMNS,
-    REPORT_COLUMNS,
-    EVENT_COLUMNS,
-    DECISION_COLUMNS,
-    EXCOMMUNICATION_COLUMNS,
-)
-
-
-def fill_postgres(url: str, start: int, end: int) -> None:
+def fill_postgres(template: Template, url: str, start: int, end: int) -> None:
     import psycopg
 
+    tables = (("games", template.game_columns), ("events", template.event_columns))
     with psycopg.connect(url) as conn, conn.cursor() as cur:
-        for done, batch in zip(range(start, end, BATCH), rows(start, end), strict=False):
-            for table, columns, data in zip(TABLES, COLUMNS, batch, strict=True):
-                with cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for done, batch in zip(range(start, end, BATCH), rows(template, start, end), strict=False):
+            for (table, columns), data in zip(tables, batch, strict=True):
+                with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
                     for row in data:
                         copy.write_row(row)
             conn.commit()
@@ -123,22 +144,22 @@ def fill_postgres(url: str, start: int, end: int) -> None:
         cur.execute("VACUUM ANALYZE")
 
 
-def fill_sqlite(path: str, start: int, end: int) -> None:
+def fill_sqlite(template: Template, path: str, start: int, end: int) -> None:
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
-    for done, (games, players, reports, events) in zip(
-        range(start, end, BATCH), rows(start, end), strict=False
+    insert_game = "INSERT INTO games ({}) VALUES ({})".format(
+        ", ".join(template.game_columns), ", ".join("?" * len(template.game_columns))
+    )
+    insert_event = "INSERT INTO events ({}) VALUES ({})".format(
+        ", ".join(template.event_columns), ", ".join("?" * len(template.event_columns))
+    )
+    for done, (games, events) in zip(
+        range(start, end, BATCH), rows(template, start, end), strict=False
     ):
         with conn:
-            conn.executemany(
-                f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", games
-            )
-            conn.executemany(
-                f"INSERT INTO players ({PLAYER_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", players
-            )
-            conn.executemany(f"INSERT INTO reports ({REPORT_COLUMNS}) VALUES (?,?,?)", reports)
-            conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?,?,?,?,?)", events)
+            conn.executemany(insert_game, games)
+            conn.executemany(insert_event, events)
         progress(done + len(games), start, end)
     conn.execute("ANALYZE")
     conn.close()
@@ -153,14 +174,14 @@ def progress(done: int, start: int, end: int) -> None:
         print(f"    filled {done:,}/{end:,} games ({rate:,.0f} games/s)", flush=True)
 
 
-def fill(db: str, url: str, start: int, end: int) -> float:
+def fill(template: Template, db: str, url: str, start: int, end: int) -> float:
     global _started
     _started = time.perf_counter()
     print(f"  filling games {start:,}..{end - 1:,}", flush=True)
     if db == "postgres":
-        fill_postgres(url, start, end)
+        fill_postgres(template, url, start, end)
     else:
-        fill_sqlite(url.removeprefix("sqlite:///"), start, end)
+        fill_sqlite(template, url.removeprefix("sqlite:///"), start, end)
     return time.perf_counter() - _started
 
 
@@ -194,34 +215,39 @@ def measure(db: str, url: str, total: int, args: argparse.Namespace, tmp: Path) 
 
 
 def explain(db: str, url: str, total: int) -> str:
-    """The plans of the statements a read and a faith update send, on a random game."""
-    database = Database(url)
+    """The plans of the statements a read and a faith change send, on a random game,
+    captured from the service itself in process."""
+    app = create_app(Settings(database_url=url, **NO_LIMITS))
+    engine = app.state.db.engine
     captured: list[tuple[str, object]] = []
 
-    from sqlalchemy import event
-
     def record(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
-        if not statement.startswith("BEGIN"):
+        if statement.lstrip().upper().startswith(("SELECT", "UPDATE", "INSERT")):
             captured.append((statement, parameters))
 
     i = random.randrange(total)
-    event.listen(database.engine, "before_cursor_execute", record)
+    auth = {"Authorization": f"Bearer {host_token(i)}"}
+
+    async def read_and_change() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+            (await client.get(f"/v1/games/{game_id(i)}", headers=auth)).raise_for_status()
+            url_faith = f"/v1/games/{game_id(i)}/players/p2/faith"
+            (await client.put(url_faith, json={"faith": 7}, headers=auth)).raise_for_status()
+
+    event.listen(engine, "before_cursor_execute", record)
     try:
-        with database.transaction(write=False) as session:
-            GameRepository(session).get(game_id(i))
-        GameService(database, None).set_faith(  # type: ignore[arg-type]
-            game_id(i), {"p2": 7}, host_token(i), None, single=True
-        )
+        asyncio.run(read_and_change())
     finally:
-        event.remove(database.engine, "before_cursor_execute", record)
+        event.remove(engine, "before_cursor_execute", record)
     lines = []
-    raw = database.engine.raw_connection()
+    raw = engine.raw_connection()
     try:
         cursor = raw.cursor()
         for statement, parameters in captured:
-            prefix = "EXPLAIN " if db == "postgres" else "EXPLAIN QUERY PLAN "
             if statement.startswith("INSERT") and db == "sqlite":
                 continue  # an INSERT has no lookup plan on SQLite
+            prefix = "EXPLAIN " if db == "postgres" else "EXPLAIN QUERY PLAN "
             cursor.execute(prefix + statement, parameters)
             plan = [" | ".join(str(c) for c in row) for row in cursor.fetchall()]
             lines.append(" ".join(statement.split())[:150])
@@ -229,7 +255,8 @@ def explain(db: str, url: str, total: int) -> str:
         raw.rollback()
     finally:
         raw.close()
-        database.dispose()
+        app.state.live_hub.stop()
+        app.state.db.dispose()
     return "\n".join(lines)
 
 
@@ -249,9 +276,10 @@ def main() -> None:
     tmp = workdir()
     with fresh_database(args.db, args.pg_server, tmp) as url:
         upgrade(url)
-        fill(args.db, url, 0, args.small)
+        template = Template(url)
+        fill(template, args.db, url, 0, args.small)
         small = measure(args.db, url, args.small, args, tmp)
-        seconds = fill(args.db, url, args.small, args.games)
+        seconds = fill(template, args.db, url, args.small, args.games)
         print(f"  filled {args.games - args.small:,} games in {seconds:.0f}s", flush=True)
         large = measure(args.db, url, args.games, args, tmp)
         print(
