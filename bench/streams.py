@@ -2,7 +2,7 @@
 write load.
 
     python bench/streams.py [--db sqlite|postgres] [--streams 1000] [--games 250]
-                            [--writers 4] [--seconds 20]
+                            [--writers 4] [--seconds 20] [--processes 2]
 
 One ``python -m app`` process (one worker) on a fresh database; G games created through
 the API. Then, in one run:
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import statistics
@@ -173,11 +174,22 @@ async def run(args: argparse.Namespace) -> None:
             "STREAM_MAX_SECONDS": "3600",
             "STREAM_BUFFER_EVENTS": "256",
         }
-        with serve(app_command(port, 1), env, port, work / "server.log") as server:
+        with contextlib.ExitStack() as servers:
+            server = servers.enter_context(
+                serve(app_command(port, 1), env, port, work / "server.log")
+            )
+            # --processes 2: the writes go through a second process on the same database,
+            # so every event reaches the streams across processes (LISTEN/NOTIFY, or the
+            # SQLite watcher); the streams and the RSS measured are the first process's.
+            writes_to = server.base_url
+            if args.processes == 2:
+                other = free_port()
+                writer = servers.enter_context(
+                    serve(app_command(other, 1), env, other, work / "writer.log")
+                )
+                writes_to = writer.base_url
             limits = httpx.Limits(max_connections=args.writers + 4)
-            async with httpx.AsyncClient(
-                base_url=server.base_url, timeout=60, limits=limits
-            ) as client:
+            async with httpx.AsyncClient(base_url=writes_to, timeout=60, limits=limits) as client:
                 print(f"creating {args.games} games", flush=True)
                 games = await create_games(client, args.games)
                 print(f"write load without streams: {args.writers} writers, {args.seconds} s")
@@ -234,6 +246,7 @@ async def run(args: argparse.Namespace) -> None:
     after_ack = [t - acked[g, q] for g, q, t in receipts.seen if (g, q) in acked]
     result = {
         "db": args.db,
+        "processes": args.processes,
         "streams": args.streams,
         "games": args.games,
         "writers": args.writers,
@@ -270,6 +283,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=250)
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--processes", type=int, choices=[1, 2], default=1, help="2: writes through another"
+    )
     asyncio.run(run(parser.parse_args()))
 
 
