@@ -10,6 +10,11 @@ is then what the route itself costs, not the framework or the database.
   body (the least any read of a stored game can do).
 - ``PUT /bench/txn-ceiling/{n}``: one ``UPDATE bench_rows SET n = n + 1 WHERE id = :id``
   in ``Database.transaction(write=True)`` (the least any write can do).
+- ``GET /bench/read-ceiling-raw/{game_id}``: the same SELECT on a pooled DBAPI connection
+  in the threadpool, without a SQLAlchemy Session.
+- ``GET /bench/read-ceiling-async/{game_id}`` (PostgreSQL only): the same SELECT through
+  psycopg's async connections (a queue of ``DB_POOL_SIZE`` of them per worker), with no
+  threadpool hop and no SQLAlchemy: what an async driver could give a read at most.
 
 Both run in the threadpool, as the stored-game routes do. Nothing is added to ``app/``:
 these routes exist only in this benchmark process.
@@ -66,13 +71,59 @@ def with_ceilings(app: FastAPI) -> FastAPI:
             ).scalar_one()
         return Response(document, media_type="application/json")
 
+    @app.get("/bench/read-ceiling-raw/{game_id}", include_in_schema=False)
+    def read_ceiling_raw(game_id: str) -> Response:
+        # The same SELECT on a pooled DBAPI connection (checkout, its ping and watchdog
+        # included), without a SQLAlchemy Session: what the Session costs a read.
+        raw = db.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            marker = "%s" if db.dialect_name == "postgresql" else "?"
+            cursor.execute(f"SELECT document FROM games WHERE id = {marker}", (game_id,))
+            row = cursor.fetchone()
+            raw.commit()
+        finally:
+            raw.close()
+        return Response(row[0], media_type="application/json")
+
     @app.put("/bench/txn-ceiling/{row}", include_in_schema=False)
     def txn_ceiling(row: int) -> Response:
         with db.transaction(write=True) as session:
             session.execute(text("UPDATE bench_rows SET n = n + 1 WHERE id = :id"), {"id": row})
         return Response(b'{"ok":true}', media_type="application/json")
 
+    if db.dialect_name == "postgresql":
+        _add_async_read_ceiling(app, db)
     return app
+
+
+def _add_async_read_ceiling(app: FastAPI, db: Database) -> None:
+    import asyncio
+
+    import psycopg
+
+    conninfo = db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    size = app.state.settings.db_pool_size
+    pool: asyncio.Queue[psycopg.AsyncConnection] = asyncio.Queue()
+    opened = 0
+
+    async def connection() -> psycopg.AsyncConnection:
+        nonlocal opened
+        if pool.empty() and opened < size:
+            opened += 1
+            return await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+        return await pool.get()
+
+    @app.get("/bench/read-ceiling-async/{game_id}", include_in_schema=False)
+    async def read_ceiling_async(game_id: str) -> Response:
+        conn = await connection()
+        try:
+            cursor = await conn.execute("SELECT document FROM games WHERE id = %s", (game_id,))
+            row = await cursor.fetchone()
+        finally:
+            pool.put_nowait(conn)
+        assert row is not None
+        return Response(row[0], media_type="application/json")
 
 
 def app() -> FastAPI:

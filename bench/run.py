@@ -77,6 +77,10 @@ SCENARIOS = [
     ),
     Scenario("read-ceiling", "ceiling", "read_ceiling.lua", ("{games}",), "read-ceiling"),
     Scenario("get-game", "read", "get_game.lua", ("{games}",), "read-ceiling"),
+    # The same SELECT without a Session (pool, ping and threadpool kept), and (PostgreSQL
+    # only) through psycopg's async connections, with no threadpool: where a read's cost is.
+    Scenario("read-ceiling-raw", "read", "read_ceiling_raw.lua", ("{games}",), "read-ceiling"),
+    Scenario("read-ceiling-async", "read", "read_ceiling_async.lua", ("{games}",), "read-ceiling"),
     # Before any write: the seeded games are still at version 1, so every answer is a 304.
     Scenario("get-game-304", "read", "get_game_304.lua", ("{games}",), "read-ceiling"),
     Scenario("txn-ceiling", "ceiling", "ceiling_update.lua", ("{rows}",), "txn-ceiling"),
@@ -181,6 +185,8 @@ def bench_database(db: str, args: argparse.Namespace, tmp: Path) -> tuple[list[C
     cells: list[Cell] = []
     soak: dict = {}
     wanted = [BY_NAME[name] for name in args.scenarios]
+    if db != "postgres":
+        wanted = [s for s in wanted if s.name != "read-ceiling-async"]
     env = {"LOG_LEVEL": args.log_level, "BENCH_ROWS": str(args.rows)}
     with fresh_database(db, args.pg_server, tmp) as url:
         env["DATABASE_URL"] = url
