@@ -51,10 +51,10 @@ def serve(
         access_log=False,
         # uvloop when installed; the protocol is always the bounded httptools one.
         loop="auto",
-        proxy_headers=True,
-        # uvicorn believes X-Forwarded-For from the same peers as the service, by default
-        # none (its own default trusts 127.0.0.1): see app/api/client_address.py.
-        forwarded_allow_ips=[str(network) for network in settings.trusted_proxies],
+        # The client's address is decided in one place, app/api/client_address.py, from
+        # the real peer and TRUSTED_PROXIES; uvicorn's own X-Forwarded-For handling (whose
+        # default trusts 127.0.0.1) would decide it a second time, differently.
+        proxy_headers=False,
         timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
         **uvicorn_options,
     )
