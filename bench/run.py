@@ -75,12 +75,30 @@ SCENARIOS = [
         ("/v1/calculations/final-scores", str(PAYLOADS / "final_scores.json")),
         "healthz",
     ),
-    Scenario("read-ceiling", "ceiling", "read_ceiling.lua", ("{games}",), "read-ceiling"),
+    Scenario(
+        "read-ceiling",
+        "ceiling",
+        "read_ceiling.lua",
+        ("{games}", "/bench/read-ceiling/"),
+        "read-ceiling",
+    ),
     Scenario("get-game", "read", "get_game.lua", ("{games}",), "read-ceiling"),
     # The same SELECT without a Session (pool, ping and threadpool kept), and (PostgreSQL
     # only) through psycopg's async connections, with no threadpool: where a read's cost is.
-    Scenario("read-ceiling-raw", "read", "read_ceiling_raw.lua", ("{games}",), "read-ceiling"),
-    Scenario("read-ceiling-async", "read", "read_ceiling_async.lua", ("{games}",), "read-ceiling"),
+    Scenario(
+        "read-ceiling-raw",
+        "read",
+        "read_ceiling.lua",
+        ("{games}", "/bench/read-ceiling-raw/"),
+        "read-ceiling",
+    ),
+    Scenario(
+        "read-ceiling-async",
+        "read",
+        "read_ceiling.lua",
+        ("{games}", "/bench/read-ceiling-async/"),
+        "read-ceiling",
+    ),
     # Before any write: the seeded games are still at version 1, so every answer is a 304.
     Scenario("get-game-304", "read", "get_game_304.lua", ("{games}",), "read-ceiling"),
     Scenario("txn-ceiling", "ceiling", "ceiling_update.lua", ("{rows}",), "txn-ceiling"),
