@@ -138,6 +138,37 @@ async def writes_and_reads(
     return list(write_results), read_results
 
 
+def assert_reads_served_and_writers_refused(
+    writes: list[Timed], reads: list[Timed], ready: Timed
+) -> None:
+    """While one game's row is held: reads of another game and ``/readyz`` answer at once
+    (an idle machine: ~10 ms; 2 s is a generous bound); the held game's writers end in a
+    503 within DB_LOCK_TIMEOUT_MS 2 s + DB_POOL_TIMEOUT_MS 2 s (waiting for a write slot),
+    10 s allowing for the load."""
+    report = "\n".join(map(str, [*writes, *reads, ready]))
+    for read in reads:
+        assert read.status == 200 and read.seconds < 2.0, report
+    assert ready.status == 200 and ready.seconds < 2.0, report
+    for write in writes:
+        assert write.status == 503 and write.slug == "service-unavailable", report
+        assert write.retry_after == RETRY_AFTER, report
+        assert write.detail.startswith(LOCK_DETAILS), (write.detail, report)
+        assert write.seconds < 10.0, report
+
+
+async def assert_writes_again(http: httpx.AsyncClient, stuck: Game) -> None:
+    """The lock is gone: the same process changes the game again."""
+    after = await timed(
+        http,
+        "write after",
+        "PUT",
+        f"{stuck.url}/players/{stuck.player_ids[0]}/faith",
+        json={"faith": 3},
+        headers=stuck.auth,
+    )
+    assert after.status == 200, after
+
+
 # ---- freezing a private PostgreSQL ---------------------------------------------------------
 
 
