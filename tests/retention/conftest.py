@@ -2,34 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
 import httpx
-import pytest
-from fastapi import FastAPI
 from sqlalchemy import text
 
-from app.main import create_app
 from app.persistence.db import Database
-from app.settings import Settings
-from tests.settings import LIMITS_OFF
+from tests.api.conftest import app, client
+
+__all__ = ["app", "client", "create_game"]
 
 GAME = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 42}
-
-
-@pytest.fixture
-def app(database_url: str) -> FastAPI:
-    return create_app(Settings(database_url=database_url, **LIMITS_OFF))
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-    app.state.db.dispose()
 
 
 async def create_game(client: httpx.AsyncClient, key: str | None = None) -> dict[str, Any]:
