@@ -153,6 +153,19 @@ def truncate_all(url: str) -> None:
         pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
     ]
 )
+def empty_url(request: pytest.FixtureRequest) -> str:
+    """An empty database, not migrated, on each database."""
+    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_url"
+    url: str = request.getfixturevalue(fixture)
+    return url
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+    ]
+)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """URL of a clean database at the head migration; the test runs once per database.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.pool import NullPool
 
@@ -13,18 +12,6 @@ from app.persistence.migrate import downgrade, upgrade
 from app.settings import Settings
 from tests.limits.conftest import GAME
 from tests.settings import LIMITS_OFF
-
-
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
-    ]
-)
-def empty_url(request: pytest.FixtureRequest) -> str:
-    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_url"
-    url: str = request.getfixturevalue(fixture)
-    return url
 
 
 def _counts(url: str) -> tuple[int, int, set[str], set[str]]:

@@ -21,19 +21,6 @@ from app.persistence.models import NAMING_CONVENTION, Base
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
-    ]
-)
-def empty_url(request: pytest.FixtureRequest) -> str:
-    """An empty database, not migrated, on each database."""
-    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_url"
-    url: str = request.getfixturevalue(fixture)
-    return url
-
-
 def _revisions_base_to_head(url: str) -> list[Any]:
     script = ScriptDirectory.from_config(alembic_config(url))
     return list(reversed(list(script.walk_revisions())))
