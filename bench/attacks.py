@@ -210,7 +210,6 @@ def endless_headers(
     rss_guard: float = 1024.0,
 ) -> dict[str, Any]:
     """``connections`` clients each send a header line that never ends."""
-    before = rss_mib(pid)
     flood = Flood(
         port,
         pid,
@@ -221,22 +220,7 @@ def endless_headers(
         seconds,
         rss_guard,
     )
-    with RssSampler(pid) as sampler:
-        flood.run()
-        other = probe(port)
-        answers = flood.answers()
-        flood.close()
-    time.sleep(1.0)
-    return {
-        "rss_before_mib": round(before, 1),
-        "rss_peak_mib": round(sampler.peak, 1),
-        "rss_after_close_mib": round(rss_mib(pid), 1),
-        "sent_mib": round(flood.sent / MIB, 1),
-        "attackers_cut": flood.refused,
-        "attacker_answers": answers,
-        "rss_guard_hit": flood.guard_hit,
-        "other_client": other,
-    }
+    return _flood_figures(flood, port, pid, with_answers=True)
 
 
 def pipelined_unread(
@@ -249,22 +233,33 @@ def pipelined_unread(
     rss_guard: float = 1024.0,
 ) -> dict[str, Any]:
     """``connections`` clients each pipeline GET requests and never read an answer."""
-    before = rss_mib(pid)
     request = b"GET /healthz HTTP/1.1\r\nHost: attack\r\n\r\n"
     flood = Flood(port, pid, connections, b"", request * 1600, per_connection, seconds, rss_guard)
+    return _flood_figures(flood, port, pid, with_answers=False)
+
+
+def _flood_figures(flood: Flood, port: int, pid: int, *, with_answers: bool) -> dict[str, Any]:
+    """Run ``flood`` while sampling the worker's RSS and probing with another client; the
+    figures of both flood attacks (and the attackers' answers when ``with_answers``)."""
+    before = rss_mib(pid)
     with RssSampler(pid) as sampler:
         flood.run()
         other = probe(port)
+        answers = flood.answers() if with_answers else None
         flood.close()
     time.sleep(1.0)
-    return {
+    figures: dict[str, Any] = {
         "rss_before_mib": round(before, 1),
         "rss_peak_mib": round(sampler.peak, 1),
         "rss_after_close_mib": round(rss_mib(pid), 1),
         "sent_mib": round(flood.sent / MIB, 1),
-        "rss_guard_hit": flood.guard_hit,
-        "other_client": other,
     }
+    if with_answers:
+        figures["attackers_cut"] = flood.refused
+        figures["attacker_answers"] = answers
+    figures["rss_guard_hit"] = flood.guard_hit
+    figures["other_client"] = other
+    return figures
 
 
 def complete_huge_header(port: int, *, size: int = 16 * MIB) -> dict[str, Any]:
