@@ -100,7 +100,7 @@ SCENARIOS = [
         "read-ceiling",
     ),
     # Before any write: the seeded games are still at version 1, so every answer is a 304.
-    Scenario("get-game-304", "read", "get_game_304.lua", ("{games}",), "read-ceiling"),
+    Scenario("get-game-304", "read", "get_game.lua", ("{games}", '"1"'), "read-ceiling"),
     Scenario("txn-ceiling", "ceiling", "ceiling_update.lua", ("{rows}",), "txn-ceiling"),
     Scenario("put-faith", "write", "put_faith.lua", ("{games}",), "txn-ceiling"),
     Scenario("put-decision", "write", "put_decision.lua", ("{decide}",), "txn-ceiling"),
