@@ -25,6 +25,20 @@ def live_settings() -> dict[str, Any]:
     return {"stream_buffer_events": 3, "max_streams": 50}
 
 
+async def change_through_another_app(database_url: str, game: GameHandle, *, faith: int) -> None:
+    """Set p1's faith through a second app on the same database, as another process would."""
+    other = create_app(Settings(database_url=database_url))
+    try:
+        transport = httpx.ASGITransport(app=other)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
+            response = await client.put(
+                f"{game.url}/faith", json={"faith": {"p1": faith}}, headers=game.host()
+            )
+            assert response.status_code == 200
+    finally:
+        other.state.db.dispose()
+
+
 async def until(condition: Any) -> None:
     async with asyncio.timeout(PATIENCE):
         while not condition():
@@ -66,16 +80,7 @@ async def test_a_change_from_another_process_is_read_once_for_every_follower(
     hub: LiveHub = live_app.state.live_hub
     reads = counting_reads(hub, monkeypatch)
     subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(20)]
-    other = create_app(Settings(database_url=database_url))
-    try:
-        transport = httpx.ASGITransport(app=other)
-        async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
-            response = await client.put(
-                f"{live_game.url}/faith", json={"faith": {"p1": 4}}, headers=live_game.host()
-            )
-            assert response.status_code == 200
-    finally:
-        other.state.db.dispose()
+    await change_through_another_app(database_url, live_game, faith=4)
     await until(lambda: all(s._items for s in subscriptions))
     assert reads == [1]  # one read after seq 1, for the twenty of them
     listed = await live_game.client.get(
@@ -192,16 +197,7 @@ async def test_a_change_while_the_listener_is_disconnected_is_not_lost(
                 await asyncio.sleep(0.05)
         for (pid,) in admin.execute(listening).fetchall():
             admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    other = create_app(Settings(database_url=database_url))
-    try:
-        transport = httpx.ASGITransport(app=other)
-        async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
-            response = await client.put(
-                f"{live_game.url}/faith", json={"faith": {"p1": 9}}, headers=live_game.host()
-            )
-            assert response.status_code == 200
-    finally:
-        other.state.db.dispose()
+    await change_through_another_app(database_url, live_game, faith=9)
     async with asyncio.timeout(PATIENCE):
         deliveries = await subscription.next(PATIENCE)
     assert [d.seq for d in deliveries] == [2]
