@@ -1,4 +1,4 @@
-"""Counting the SQL statements an engine sends, for the tests that pin them."""
+"""Counting the SQL statements the service sends, for the tests that pin them."""
 
 from __future__ import annotations
 
@@ -6,13 +6,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
+import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection
 
 
 @contextmanager
 def count_statements(engine: Engine) -> Iterator[list[str]]:
-    """Record every SQL statement the engine sends (an executemany counts once)."""
+    """Record every SQL statement the engine sends (an executemany counts once), and every
+    one sent on psycopg's async connections (the reads of app/persistence/async_reads.py,
+    which bypass the engine)."""
     statements: list[str] = []
 
     def record(
@@ -25,8 +29,18 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
     ) -> None:
         statements.append(statement)
 
+    execute = psycopg.AsyncConnection.execute
+
+    async def record_async(
+        self: psycopg.AsyncConnection[Any], query: Any, *args: Any, **kw: Any
+    ) -> Any:
+        statements.append(str(query))
+        return await execute(self, query, *args, **kw)
+
     event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(psycopg.AsyncConnection, "execute", record_async)
+        try:
+            yield statements
+        finally:
+            event.remove(engine, "before_cursor_execute", record)

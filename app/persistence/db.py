@@ -54,6 +54,11 @@ _FRESH = "vr_fresh"
 _PG_UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300", "53000", "55P03", "57014"}
 
 
+class DatabaseBusy(Exception):
+    """One of the service's own bounds on the database ran out (no driver error): waiting
+    for a connection, or holding one. Its message is what the client is told (503)."""
+
+
 @dataclass(frozen=True, slots=True)
 class DatabaseTimeouts:
     """The bounds on every wait on the database (see the module docstring).
@@ -105,7 +110,7 @@ def _on_sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN")
 
 
-def _postgres_connect_args(url: str, timeouts: DatabaseTimeouts) -> dict[str, Any]:
+def postgres_connect_args(url: str, timeouts: DatabaseTimeouts) -> dict[str, Any]:
     """libpq parameters: the connect bound, the server-side bounds, TCP liveness."""
     server_bounds = (
         f"-c statement_timeout={timeouts.statement_ms} -c lock_timeout={timeouts.lock_ms}"
@@ -150,7 +155,7 @@ class Database:
         if backend == "sqlite":
             options["connect_args"] = {"check_same_thread": False}
         else:
-            options["connect_args"] = _postgres_connect_args(self.url, timeouts)
+            options["connect_args"] = postgres_connect_args(self.url, timeouts)
         self.engine: Engine = create_engine(self.url, **options)
         self.dialect_name: str = self.engine.dialect.name
         write_engine = self.engine
@@ -234,7 +239,7 @@ def is_unavailable_error(exc: BaseException) -> bool:
     Rule errors, constraint violations and serialization failures are not: those are
     answers from a working database.
     """
-    if isinstance(exc, PoolTimeoutError):
+    if isinstance(exc, PoolTimeoutError | DatabaseBusy):
         return True
     if isinstance(exc, DBAPIError):
         if exc.connection_invalidated:
@@ -266,6 +271,8 @@ def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
 
 def unavailable_detail(exc: BaseException) -> str:
     """What a client is told about the outage ``exc`` (``is_unavailable_error``)."""
+    if isinstance(exc, DatabaseBusy):
+        return str(exc)
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     state = getattr(orig, "sqlstate", None)
     if state == "55P03" or (

@@ -21,10 +21,12 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from anyio import to_thread
 from sqlalchemy.orm import Session
 
 from app.domain.errors import NotFound
 from app.domain.game import GameEvent, GameState, apply
+from app.persistence.async_reads import AsyncGameRows
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
 from app.persistence.models import utcnow
@@ -33,7 +35,9 @@ from app.persistence.repositories import (
     EventRepository,
     GameRepository,
     LoggedEvent,
+    StoredDocument,
     StoredGame,
+    StoredVersion,
 )
 from app.services.access import Principal, authenticate
 from app.services.errors import EventLimitReached, VersionMismatch
@@ -47,6 +51,22 @@ _GAME_ID = re.compile(r"[0-9a-f]{32}")
 
 def _no_game(game_id: str) -> NotFound:
     return NotFound(f"No game {game_id!r}.")
+
+
+def _is_game_id(game_id: str) -> bool:
+    return _GAME_ID.fullmatch(game_id) is not None
+
+
+def _stored_version(session: Session, game_id: str) -> StoredVersion | None:
+    return GameRepository(session).version(game_id) if _is_game_id(game_id) else None
+
+
+def _checked_version(stored: StoredVersion | None, game_id: str, token: str | None) -> int:
+    """The version of the game ``token`` may read (404 and 401 raised here)."""
+    if stored is None:
+        raise _no_game(game_id)
+    authenticate(stored.credentials, token)
+    return stored.version
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +151,11 @@ class GameTransactions:
         max_events: int,
         changes: ChangeFeed | None = None,
         write_rate: Rate = UNLIMITED,
+        rows: AsyncGameRows | None = None,
     ) -> None:
         self.db = db
+        # Reads on the event loop, where the database has them (PostgreSQL): async_reads.py.
+        self.rows = rows
         self.presenter = presenter
         self.max_events = max_events
         # Announces each change at its commit to whoever follows the game (live.py).
@@ -152,35 +175,51 @@ class GameTransactions:
         """The read model: one statement, no state parsed; a document rendered by another
         renderer (an older release, another tile catalogue) is rendered again once."""
         with self.db.transaction(write=False) as session:
-            repository = GameRepository(session)
-            stored = repository.document(game_id) if _GAME_ID.fullmatch(game_id) else None
-            if stored is None:
-                raise _no_game(game_id)
-            authenticate(stored.credentials, token)
-            if stored.document is not None and stored.key == self.presenter.key:
-                return GameDocument(stored.version, stored.document.encode())
-        return self._render_again(game_id, token)
+            stored = GameRepository(session).document(game_id) if _is_game_id(game_id) else None
+        return self._current_document(stored, game_id, token) or self._render_again(game_id, token)
+
+    async def document_async(self, game_id: str, token: str | None) -> GameDocument:
+        """``document`` without holding a thread where the database allows it."""
+        if self.rows is None:
+            return await to_thread.run_sync(self.document, game_id, token)
+        stored = await self.rows.document(game_id) if _is_game_id(game_id) else None
+        document = self._current_document(stored, game_id, token)
+        if document is None:
+            return await to_thread.run_sync(self._render_again, game_id, token)
+        return document
 
     def version(self, game_id: str, token: str | None) -> int:
         """The game's version, for a conditional read: one statement, no document."""
         with self.db.transaction(write=False) as session:
-            return self._version(session, game_id, token)
+            stored = _stored_version(session, game_id)
+        return _checked_version(stored, game_id, token)
+
+    async def version_async(self, game_id: str, token: str | None) -> int:
+        """``version`` without holding a thread where the database allows it."""
+        if self.rows is None:
+            return await to_thread.run_sync(self.version, game_id, token)
+        stored = await self.rows.version(game_id) if _is_game_id(game_id) else None
+        return _checked_version(stored, game_id, token)
+
+    def _current_document(
+        self, stored: StoredDocument | None, game_id: str, token: str | None
+    ) -> GameDocument | None:
+        """The stored document when ``token`` may read it and the current renderer made
+        it; None when it must be rendered again (404 and 401 raised here)."""
+        if stored is None:
+            raise _no_game(game_id)
+        authenticate(stored.credentials, token)
+        if stored.document is not None and stored.key == self.presenter.key:
+            return GameDocument(stored.version, stored.document.encode())
+        return None
 
     def events(
         self, game_id: str, token: str | None, after: int, limit: int
     ) -> tuple[int, list[LoggedEvent]]:
         """The game's version and its events after ``after`` (at most ``limit``)."""
         with self.db.transaction(write=False) as session:
-            version = self._version(session, game_id, token)
+            version = _checked_version(_stored_version(session, game_id), game_id, token)
             return version, EventRepository(session).list_after(game_id, after, limit)
-
-    @staticmethod
-    def _version(session: Session, game_id: str, token: str | None) -> int:
-        stored = GameRepository(session).version(game_id) if _GAME_ID.fullmatch(game_id) else None
-        if stored is None:
-            raise _no_game(game_id)
-        authenticate(stored.credentials, token)
-        return stored.version
 
     def _render_again(self, game_id: str, token: str | None) -> GameDocument:
         with self.db.transaction(write=True) as session:
@@ -243,11 +282,7 @@ class GameTransactions:
 
     @staticmethod
     def _stored(repository: GameRepository, game_id: str, *, for_update: bool) -> StoredGame:
-        stored = (
-            repository.state(game_id, for_update=for_update)
-            if _GAME_ID.fullmatch(game_id)
-            else None
-        )
+        stored = repository.state(game_id, for_update=for_update) if _is_game_id(game_id) else None
         if stored is None:
             raise _no_game(game_id)
         return stored

@@ -1,0 +1,202 @@
+"""The reads on the event loop (app/persistence/async_reads.py, PostgreSQL): the same rows
+as the repository reads, and every bound of the threadpool path: at most ``size``
+connections, a bounded wait for one, a bounded hold of one, and a stale pooled connection
+replaced instead of failing a request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from app.persistence.async_reads import AsyncGameRows
+from app.persistence.db import Database, DatabaseBusy, DatabaseTimeouts, is_unavailable_error
+from app.persistence.repositories import GameRepository
+from app.persistence.watchdog import CUT_CONNECTIONS
+from tests.persistence.conftest import GameFactory, store
+
+pytestmark = pytest.mark.postgres
+
+SLEEP = "SELECT pg_sleep(%s)"
+
+
+@pytest.fixture
+def database(postgres_migrated_url: str) -> Iterator[Database]:
+    database = Database(postgres_migrated_url)
+    try:
+        yield database
+    finally:
+        database.dispose()
+
+
+def _rows(database: Database, size: int = 2, **timeouts: int) -> AsyncGameRows:
+    return AsyncGameRows(database.url, size=size, timeouts=DatabaseTimeouts(**timeouts))
+
+
+class _Connections:
+    """Counts the connections AsyncGameRows opens, and how many are in use at once."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.opened = 0
+        self.in_use = 0
+        self.most_in_use = 0
+        connect = psycopg.AsyncConnection.connect
+        execute = psycopg.AsyncConnection.execute
+
+        async def counted_connect(*args: Any, **kwargs: Any) -> Any:
+            self.opened += 1
+            return await connect(*args, **kwargs)
+
+        async def counted_execute(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            self.in_use += 1
+            self.most_in_use = max(self.most_in_use, self.in_use)
+            try:
+                await asyncio.sleep(0.01)  # let the other readers pile up
+                return await execute(conn, *args, **kwargs)
+            finally:
+                self.in_use -= 1
+
+        monkeypatch.setattr(psycopg.AsyncConnection, "connect", counted_connect)
+        monkeypatch.setattr(psycopg.AsyncConnection, "execute", counted_execute)
+
+
+def test_async_reads_return_what_the_repository_reads(
+    database: Database, make_game: GameFactory
+) -> None:
+    game = make_game(players=4)
+    store(database, game)
+    with database.transaction(write=False) as session:
+        expected_document = GameRepository(session).document(game.id)
+        expected_version = GameRepository(session).version(game.id)
+
+    async def read() -> tuple[Any, ...]:
+        rows = _rows(database)
+        try:
+            return (
+                await rows.document(game.id),
+                await rows.version(game.id),
+                await rows.document("0" * 32),
+                await rows.version("0" * 32),
+            )
+        finally:
+            await rows.close()
+
+    assert asyncio.run(read()) == (expected_document, expected_version, None, None)
+
+
+def test_async_reads_open_at_most_size_connections_and_reuse_them(
+    database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = make_game(players=2)
+    store(database, game)
+    connections = _Connections(monkeypatch)
+
+    async def read_many() -> None:
+        rows = _rows(database, size=3)
+        try:
+            for _ in range(3):
+                results = await asyncio.gather(*(rows.document(game.id) for _ in range(40)))
+                assert all(r is not None and r.version == game.version for r in results)
+        finally:
+            await rows.close()
+
+    asyncio.run(read_many())
+    assert connections.opened == 3
+    assert connections.most_in_use == 3
+
+
+def test_waiting_for_a_connection_is_bounded_by_the_pool_timeout(database: Database) -> None:
+    async def scenario() -> float:
+        rows = _rows(database, size=1, pool_ms=300, hold_ms=5000)
+        try:
+            holder = asyncio.create_task(rows._fetch_one(SLEEP, "1.5"))
+            await asyncio.sleep(0.3)  # the holder has the only connection
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(DatabaseBusy, match="connection is busy") as raised:
+                await rows.document("0" * 32)
+            waited = asyncio.get_running_loop().time() - started
+            assert is_unavailable_error(raised.value)
+            await holder
+            return waited
+        finally:
+            await rows.close()
+
+    waited = asyncio.run(scenario())
+    assert 0.25 <= waited < 1.2
+
+
+def test_holding_a_connection_is_bounded_and_the_connection_is_closed(
+    database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = make_game(players=2)
+    store(database, game)
+    connections = _Connections(monkeypatch)
+    cut_before = CUT_CONNECTIONS._value.get()
+
+    async def scenario() -> None:
+        rows = _rows(database, size=1, hold_ms=400)
+        try:
+            await rows.document(game.id)  # one pooled connection
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(DatabaseBusy, match="did not answer") as raised:
+                await rows._fetch_one(SLEEP, "3")
+            assert asyncio.get_running_loop().time() - started < 1.5
+            assert is_unavailable_error(raised.value)
+            # The connection cut short is not reused: the next read opens a new one.
+            assert (await rows.document(game.id)) is not None
+        finally:
+            await rows.close()
+
+    asyncio.run(scenario())
+    assert connections.opened == 2
+    assert CUT_CONNECTIONS._value.get() == cut_before + 1
+
+
+def test_a_pooled_connection_the_server_dropped_is_replaced_without_an_error(
+    database: Database, make_game: GameFactory, postgres_server_url: str
+) -> None:
+    game = make_game(players=2)
+    store(database, game)
+
+    async def scenario() -> None:
+        rows = _rows(database, size=1)
+        try:
+            await rows.document(game.id)
+            (pooled,) = rows._idle
+            # What a server restart does to an idle pooled connection.
+            with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pooled.info.backend_pid,))
+            stored = await rows.document(game.id)
+            assert stored is not None and stored.version == game.version
+            assert rows._idle and rows._idle[0] is not pooled
+        finally:
+            await rows.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_cancelled_read_gives_its_connection_back_closed(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that goes away mid-read cancels it: the connection, in an unknown state,
+    is closed rather than pooled, and the slot is free for the next read."""
+    connections = _Connections(monkeypatch)
+
+    async def scenario() -> None:
+        rows = _rows(database, size=1)
+        try:
+            read = asyncio.create_task(rows._fetch_one(SLEEP, "2"))
+            await asyncio.sleep(0.3)
+            read.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await read
+            assert rows._idle == []
+            assert (await rows.version("0" * 32)) is None
+        finally:
+            await rows.close()
+
+    asyncio.run(scenario())
+    assert connections.opened == 2
