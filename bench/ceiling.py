@@ -6,18 +6,19 @@ work, the same threadpool, the same uvicorn options. A stored route's ratio to i
 is then what the route itself costs, not the framework or the database.
 
 - ``GET /bench/read-ceiling/{game_id}``: one indexed ``SELECT document FROM games WHERE
-  id = :id`` in ``Database.transaction(write=False)``, the stored text returned as the
-  body (the least any read of a stored game can do).
+  id = :id`` on the path the service's own reads of a game take, the stored text returned
+  as the body (the least any read of a stored game can do): on PostgreSQL, the app's
+  async connections (``app/persistence/async_reads.py``, the same pool and bounds, no
+  thread); on SQLite (or with ``DB_ASYNC_READS=false``), ``Database.transaction(write=False)``
+  in the threadpool.
 - ``PUT /bench/txn-ceiling/{n}``: one ``UPDATE bench_rows SET n = n + 1 WHERE id = :id``
-  in ``Database.transaction(write=True)`` (the least any write can do).
+  in ``Database.transaction(write=True)`` in the threadpool (the least any write can do).
+- ``GET /bench/read-ceiling-session/{game_id}``: the same SELECT in
+  ``Database.transaction(write=False)`` in the threadpool, whatever the database.
 - ``GET /bench/read-ceiling-raw/{game_id}``: the same SELECT on a pooled DBAPI connection
   in the threadpool, without a SQLAlchemy Session.
-- ``GET /bench/read-ceiling-async/{game_id}`` (PostgreSQL only): the same SELECT through
-  psycopg's async connections (a queue of ``DB_POOL_SIZE`` of them per worker), with no
-  threadpool hop and no SQLAlchemy: what an async driver could give a read at most.
 
-Both run in the threadpool, as the stored-game routes do. Nothing is added to ``app/``:
-these routes exist only in this benchmark process.
+Nothing is added to ``app/``: these routes exist only in this benchmark process.
 
     DATABASE_URL=... BENCH_ROWS=10000 python bench/ceiling.py PORT WORKERS
 """
@@ -60,16 +61,27 @@ def prepare(database_url: str, rows: int) -> None:
 
 
 def with_ceilings(app: FastAPI) -> FastAPI:
-    """``app`` with the two ceiling routes, on its own database object."""
+    """``app`` with the ceiling routes, on its own database object and read path."""
     db: Database = app.state.db
 
-    @app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)
-    def read_ceiling(game_id: str) -> Response:
+    def read_in_session(game_id: str) -> Response:
         with db.transaction(write=False) as session:
             document = session.execute(
                 text("SELECT document FROM games WHERE id = :id"), {"id": game_id}
             ).scalar_one()
         return Response(document, media_type="application/json")
+
+    app.get("/bench/read-ceiling-session/{game_id}", include_in_schema=False)(read_in_session)
+    rows = app.state.game_service.transactions.rows
+    if rows is None:
+        app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)(read_in_session)
+    else:
+
+        @app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)
+        async def read_on_the_loop(game_id: str) -> Response:
+            row = await rows._fetch_one("SELECT document FROM games WHERE id = %s", game_id)
+            assert row is not None
+            return Response(row[0], media_type="application/json")
 
     @app.get("/bench/read-ceiling-raw/{game_id}", include_in_schema=False)
     def read_ceiling_raw(game_id: str) -> Response:
@@ -92,38 +104,7 @@ def with_ceilings(app: FastAPI) -> FastAPI:
             session.execute(text("UPDATE bench_rows SET n = n + 1 WHERE id = :id"), {"id": row})
         return Response(b'{"ok":true}', media_type="application/json")
 
-    if db.dialect_name == "postgresql":
-        _add_async_read_ceiling(app, db)
     return app
-
-
-def _add_async_read_ceiling(app: FastAPI, db: Database) -> None:
-    import asyncio
-
-    import psycopg
-
-    conninfo = db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    size = app.state.settings.db_pool_size
-    pool: asyncio.Queue[psycopg.AsyncConnection] = asyncio.Queue()
-    opened = 0
-
-    async def connection() -> psycopg.AsyncConnection:
-        nonlocal opened
-        if pool.empty() and opened < size:
-            opened += 1
-            return await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
-        return await pool.get()
-
-    @app.get("/bench/read-ceiling-async/{game_id}", include_in_schema=False)
-    async def read_ceiling_async(game_id: str) -> Response:
-        conn = await connection()
-        try:
-            cursor = await conn.execute("SELECT document FROM games WHERE id = %s", (game_id,))
-            row = await cursor.fetchone()
-        finally:
-            pool.put_nowait(conn)
-        assert row is not None
-        return Response(row[0], media_type="application/json")
 
 
 def app() -> FastAPI:
