@@ -5,7 +5,7 @@ log, so a notification lost, late or heard twice loses nothing and duplicates no
 
 - In the process that commits: ``ChangeFeed.record`` notes the change on the session, and
   once that session commits the feed's listener hears it at once.
-- Across processes on PostgreSQL: ``pg_notify`` in the change's own transaction (delivered
+- Across processes on PostgreSQL: ``pg_notify`` in the change's own statement (delivered
   at commit, never for a change rolled back), heard by one ``LISTEN`` connection per
   process, on a thread of its own.
 - Across processes on SQLite, which has no notifications: one thread per process polls
@@ -24,14 +24,14 @@ from collections.abc import Callable, Iterable
 from typing import cast
 
 import psycopg
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, select
 from sqlalchemy import event as orm_event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from app.persistence.db import Database
 from app.persistence.models import Game
-from app.persistence.repositories import LoggedEvent
+from app.persistence.repositories import LoggedEvent, Notification
 
 GAMES = cast(Table, Game.__table__)
 
@@ -60,11 +60,17 @@ class ChangeFeed:
 
     # ---- announcing (in the writer's transaction) ----------------------------------------
 
+    def notification(self, game_id: str, seq: int) -> Notification | None:
+        """What the change's own statement sends to the other processes at its commit
+        (``GameRepository.store_change``): a ``pg_notify`` on PostgreSQL, nothing on
+        SQLite (whose processes poll)."""
+        if self.db.dialect_name != "postgresql":
+            return None
+        return Notification(CHANNEL, f"{game_id} {seq}")
+
     def record(self, session: Session, game_id: str, logged: LoggedEvent) -> None:
-        """Announce that ``game_id`` reaches ``logged.seq`` when ``session`` commits."""
-        seq = logged.seq
-        if self.db.dialect_name == "postgresql":
-            session.execute(select(func.pg_notify(CHANNEL, f"{game_id} {seq}")))
+        """Tell this process's listener that ``game_id`` reaches ``logged.seq`` when
+        ``session`` commits (the other processes hear ``notification``)."""
         if self._listener is None or game_id not in self._watched:
             # Nobody here follows the game: no hook on the commit. A follower that starts
             # meanwhile reads the log after subscribing, and hears this change from the

@@ -257,15 +257,19 @@ class GameTransactions:
         if change.event is None:
             raise RuntimeError("a change must apply() the event it logs")
         document = self.presenter.game(change.game)
-        repository.update(
-            change.game, document, self.presenter.key, change.at, write_tat_ms=change.write_tat_ms
+        version = change.game.version
+        repository.store_change(
+            change.game,
+            document,
+            self.presenter.key,
+            change.event,
+            change.at,
+            write_tat_ms=change.write_tat_ms,
+            notify=self.changes.notification(game_id, version) if self.changes else None,
         )
-        change.document = GameDocument(change.game.version, document.encode())
-        EventRepository(session).append(game_id, change.game.version, change.event, change.at)
+        change.document = GameDocument(version, document.encode())
         if self.changes is not None:
-            logged = LoggedEvent(
-                change.game.version, change.event.type, change.at, dict(change.event.data)
-            )
+            logged = LoggedEvent(version, change.event.type, change.at, dict(change.event.data))
             self.changes.record(session, game_id, logged)
 
     def create(

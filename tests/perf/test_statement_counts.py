@@ -36,12 +36,12 @@ PINNED: dict[str, dict[str, int]] = {
         "calculateGameFinalScores": 2,
     },
 }
-# psycopg begins its transactions implicitly: one statement less each; but a change also
-# sends its pg_notify (SELECT pg_notify(...), in its transaction) so that every process
-# hears it at commit (app/persistence/changes.py). SQLite has no such statement.
+# psycopg begins its transactions implicitly: one statement less each. A change on
+# PostgreSQL is its locked SELECT and ONE statement storing the row, the event and the
+# pg_notify that tells every process (data-modifying CTEs; GameRepository.store_change).
 CHANGES = ("setPlayerFaith", "setFaith", "setReportDecision", "resolveReport")
 PINNED["postgresql"] = {
-    name: count - 1 + (name in CHANGES) for name, count in PINNED["sqlite"].items()
+    name: 2 if name in CHANGES else count - 1 for name, count in PINNED["sqlite"].items()
 }
 
 NAMES = ["Anna", "Bruno", "Carla", "Dario", "Elena"]

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.domain import game as rules
-from app.domain.game import GameState, NewPlayer, apply
+from app.domain.game import GameEvent, GameState, NewPlayer, apply
 from app.persistence.db import Database
 from app.persistence.repositories import Credentials, GameRepository
 from app.services.tile_packs import load_catalogue
@@ -51,6 +51,13 @@ def build_game(players: int = 3) -> GameState:
 
 def credentials(game: GameState) -> Credentials:
     return Credentials("h" * 64, {p.id: f"{i:064d}" for i, p in enumerate(game.players)})
+
+
+def store_as_changed(repository: GameRepository, game: GameState, document: str = "{}") -> None:
+    """Store ``game`` as a change would (its state, document and an event numbered by its
+    version); the event's content does not matter to these tests."""
+    event = GameEvent("turn_order_set", {"turn_order": list(game.turn_order)})
+    repository.store_change(game, document, "k", event, AT, write_tat_ms=0)
 
 
 def store(database: Database, game: GameState) -> None:

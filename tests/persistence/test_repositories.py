@@ -34,7 +34,7 @@ def test_a_game_round_trips_with_everything_it_holds(
     assert stored.credentials == credentials(game)
 
 
-def test_an_update_stores_the_new_state_and_document(
+def test_a_stored_change_stores_the_new_state_document_and_event(
     migrated_database: Database, make_game: GameFactory
 ) -> None:
     game = make_game()
@@ -43,7 +43,10 @@ def test_an_update_stores_the_new_state_and_document(
     with migrated_database.transaction(write=True) as session:
         locked = GameRepository(session).state(game.id, for_update=True)
         assert locked is not None and locked.state == game
-        GameRepository(session).update(changed, '{"v": 2}', "key-2", AT + timedelta(seconds=1))
+        event = GameEvent("turn_order_set", {"turn_order": list(changed.turn_order)})
+        GameRepository(session).store_change(
+            changed, '{"v": 2}', "key-2", event, AT + timedelta(seconds=1), write_tat_ms=7
+        )
     with migrated_database.transaction(write=False) as session:
         repository = GameRepository(session)
         stored, document, version = (
@@ -51,7 +54,9 @@ def test_an_update_stores_the_new_state_and_document(
             repository.document(game.id),
             repository.version(game.id),
         )
-    assert stored is not None and stored.state == changed
+        logged = EventRepository(session).list_after(game.id, game.version, 10)
+    assert [(e.seq, e.type) for e in logged] == [(changed.version, "turn_order_set")]
+    assert stored is not None and stored.state == changed and stored.write_tat_ms == 7
     assert document is not None
     assert (document.version, document.document, document.key) == (
         changed.version,

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from app.persistence.db import Database, is_unavailable_error, normalize_url
 from app.persistence.models import Event, Game
 from app.persistence.repositories import GameRepository
-from tests.persistence.conftest import AT, GameFactory, credentials, store
+from tests.persistence.conftest import AT, GameFactory, credentials, store, store_as_changed
 from tests.statements import count_statements
 
 INCREMENTS_PER_THREAD = 50
@@ -63,7 +63,7 @@ def _increment_concurrently(
                     stored = repository.state(game_id, for_update=True)
                     assert stored is not None
                     bumped = replace(stored.state, version=stored.state.version + 1)
-                    repository.update(bumped, "{}", "k", AT)
+                    store_as_changed(repository, bumped)
         except BaseException as exc:  # reported to the test thread
             errors.append(exc)
 
@@ -123,7 +123,7 @@ def test_readers_are_not_blocked_by_a_writer(database_url: str, make_game: GameF
             repository = GameRepository(writer)
             loaded = repository.state(game.id, for_update=True)
             assert loaded is not None
-            repository.update(replace(loaded.state, version=99), "{}", "k", AT)
+            store_as_changed(repository, replace(loaded.state, version=99))
             # The write lock is held: a reader still sees the last committed version.
             with database.transaction(write=False) as reader:
                 seen = reader.scalar(select(Game.version).where(Game.id == game.id))
