@@ -27,6 +27,7 @@ settings) so that a stuck database costs a request a 503, never a thread for eve
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,6 +48,10 @@ from app.persistence.watchdog import Watchdog
 _SQLITE_BEGIN = "vr_sqlite_begin"
 # Pool record flag: connected since its last checkout (see ``_install_watchdog``).
 _FRESH = "vr_fresh"
+# Pool record info: when the connection was last given back (``time.monotonic()``).
+_CHECKED_IN_AT = "vr_checked_in_at"
+#: A pooled PostgreSQL connection idle this long is pinged before use (``_install_watchdog``).
+PING_AFTER_IDLE_S = 1.0
 
 # PostgreSQL SQLSTATEs meaning "the server is not there for us right now": shutdown,
 # crash, starting up, too many connections, out of resources, and our own bounds
@@ -202,9 +207,12 @@ def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:
     The ping replaces ``pool_pre_ping`` (which SQLAlchemy runs before any checkout
     listener, so before the watchdog could be armed): after a database restart a stale
     pooled connection is replaced on checkout instead of failing one request. Only a
-    connection that sat in the pool is replaced so: a new one that fails its ping fails
-    the request (503), and so does a ping the watchdog cut short, since the server is
-    stuck and a new connection would only wait ``connect_timeout`` more.
+    connection that sat in the pool for ``PING_AFTER_IDLE_S`` or more is pinged: a ping is
+    a round trip, a quarter of what the cheapest transaction costs, and a connection in
+    steady use has just proved it works (one that breaks in that second costs its request
+    a 503, after which the pool replaces it). A ping that fails on a connection the
+    watchdog cut short fails the request (503), since the server is stuck and a new
+    connection would only wait ``connect_timeout`` more.
     """
 
     def on_connect(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
@@ -215,21 +223,29 @@ def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:
     ) -> None:
         key = id(record)
         fresh = record.info.pop(_FRESH, False)
+        idle_since = record.info.pop(_CHECKED_IN_AT, None)
         watchdog.arm(key, dbapi_connection.fileno())
+        if fresh or (idle_since is not None and time.monotonic() - idle_since < PING_AFTER_IDLE_S):
+            return
         try:
             # The dialect's own ping (pool_pre_ping's): SELECT 1 outside any transaction.
             engine.dialect.do_ping(dbapi_connection)
         except Exception as exc:
-            if fresh or watchdog.fired_on(key):
+            if watchdog.fired_on(key):
                 raise
             raise DisconnectionError(f"stale pooled connection: {exc}") from exc
+
+    def on_checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info[_CHECKED_IN_AT] = time.monotonic()
+        watchdog.disarm(id(record))
 
     def on_release(_dbapi_connection: Any, record: ConnectionPoolEntry, *_: Any) -> None:
         watchdog.disarm(id(record))
 
     event.listen(engine.pool, "connect", on_connect)
     event.listen(engine.pool, "checkout", on_checkout)
-    for name in ("checkin", "invalidate", "soft_invalidate", "close", "detach"):
+    event.listen(engine.pool, "checkin", on_checkin)
+    for name in ("invalidate", "soft_invalidate", "close", "detach"):
         event.listen(engine.pool, name, on_release)
 
 

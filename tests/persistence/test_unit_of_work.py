@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from sqlalchemy import insert, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from app.persistence import db as db_module
 from app.persistence.db import Database, is_unavailable_error, normalize_url
 from app.persistence.models import Event, Game
 from app.persistence.repositories import GameRepository
@@ -175,8 +177,12 @@ def test_sqlite_locked_is_unavailable_but_answers_from_a_live_database_are_not()
 
 
 @pytest.mark.postgres
-def test_postgres_recovers_after_its_connections_are_killed(postgres_url: str) -> None:
-    """What a server restart does to the pool: pre-ping replaces the dead connections."""
+def test_postgres_recovers_after_its_connections_are_killed(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a server restart does to the pool: a connection that sat idle is pinged on
+    checkout and replaced, so no request fails for it."""
+    monkeypatch.setattr(db_module, "PING_AFTER_IDLE_S", 0.05)
     database = Database(postgres_url)
     try:
         with database.transaction(write=False) as session:
@@ -187,8 +193,37 @@ def test_postgres_recovers_after_its_connections_are_killed(postgres_url: str) -
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
             ).fetchone()
         assert killed is not None and killed[0] >= 1
+        time.sleep(0.1)
         with database.transaction(write=False) as session:
             assert session.execute(text("SELECT 1")).scalar() == 1
+    finally:
+        database.dispose()
+
+
+@pytest.mark.postgres
+def test_a_connection_in_steady_use_is_not_pinged(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ping is a round trip: only a connection idle for PING_AFTER_IDLE_S pays it."""
+    monkeypatch.setattr(db_module, "PING_AFTER_IDLE_S", 0.3)
+    database = Database(postgres_url, pool_size=1)
+    pings: list[object] = []
+    ping = database.engine.dialect.do_ping
+
+    def counted_ping(connection: object) -> bool:
+        pings.append(connection)
+        return ping(connection)
+
+    monkeypatch.setattr(database.engine.dialect, "do_ping", counted_ping)
+    try:
+        for _ in range(10):
+            with database.transaction(write=False) as session:
+                session.execute(text("SELECT 1"))
+        assert pings == []
+        time.sleep(0.4)
+        with database.transaction(write=False) as session:
+            session.execute(text("SELECT 1"))
+        assert len(pings) == 1
     finally:
         database.dispose()
 
