@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.api.deps import CalculationsService
-from app.api.presenters import gains_read
+from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
-from app.api.responses import JSONModelResponse
+from app.api.responses import JSONDocumentResponse, JSONModelResponse
 from app.api.routing import StrictJSONRoute
 from app.api.schemas.calculations import (
     ActionValueCalculation,
@@ -18,7 +18,6 @@ from app.api.schemas.calculations import (
     GainsResult,
     PlacementOrderCalculation,
     PlacementOrderResult,
-    PlayerScoreRead,
     VaticanReportCalculation,
     VaticanReportResult,
 )
@@ -53,12 +52,12 @@ async def calculate_vatican_report(
 )
 async def calculate_gains(
     body: GainsCalculation, calculations: CalculationsService
-) -> JSONModelResponse:
+) -> JSONDocumentResponse:
     """R-GAIN-*: what each gain really delivers, step by step."""
     result = calculations.gains(
         body.excommunications, body.leaders, [g.to_domain() for g in body.gains]
     )
-    return JSONModelResponse(gains_read(result))
+    return JSONDocumentResponse(gains_document(result))
 
 
 @router.post(
@@ -97,9 +96,7 @@ async def calculate_placement_order(
 )
 async def calculate_final_scores(
     body: FinalScoresCalculation, calculations: CalculationsService
-) -> JSONModelResponse:
+) -> JSONDocumentResponse:
     """R-END-*: every player's final score with every part listed."""
     scores = calculations.final_scores([p.held() for p in body.players])
-    return JSONModelResponse(
-        FinalScoresResult(players=[PlayerScoreRead.model_validate(s) for s in scores])
-    )
+    return JSONDocumentResponse(final_scores_document(scores))
