@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import multiprocessing
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +13,6 @@ from typing import Any
 import uvicorn
 from sqlalchemy.engine import make_url
 
-from app.persistence.migrate import upgrade
 from app.server.serve import serve
 from app.settings import get_settings
 
@@ -60,6 +60,24 @@ def log_config(level: str) -> dict[str, Any]:
     return config
 
 
+def migrate(url: str) -> None:
+    """Apply the migrations in a child process, then go on. Alembic and what it loads
+    (about 12 MiB) stay out of the server: with one worker, this very process serves."""
+    child = multiprocessing.get_context("fork").Process(
+        target=_upgrade, args=(url,), name="migrate"
+    )
+    child.start()
+    child.join()
+    if child.exitcode != 0:  # the child wrote its traceback
+        sys.exit(f"the migrations failed (exit code {child.exitcode})")
+
+
+def _upgrade(url: str) -> None:
+    from app.persistence.migrate import upgrade
+
+    upgrade(url)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["purge"]:
@@ -69,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = _parse_args(argv)
     settings = get_settings()
     if not args.no_migrate:
-        upgrade(settings.database_url)
+        migrate(settings.database_url)
     print(
         f"Vatican Report rules service on http://{args.host}:{args.port} "
         f"({args.workers} worker{'s' if args.workers != 1 else ''}), "

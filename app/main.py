@@ -201,9 +201,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if cors.origins:
         app.add_middleware(CorsHeaders, policy=cors)
     app.include_router(ops_router)
-    install_docs(app)
     for router in ROUTERS:
         app.include_router(router)
+    # After the API's routes: a request is matched against routes in order, and the docs
+    # pages are the rarest.
+    install_docs(app)
     install_table(app)
     install_openapi(app)
     return app

@@ -25,6 +25,7 @@ Nothing is added to ``app/``: these routes exist only in this benchmark process.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -39,7 +40,6 @@ sys.path.insert(0, str(REPO / "bench"))  # for the target "ceiling:app", workers
 from app.__main__ import log_config  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.persistence.db import Database  # noqa: E402
-from app.persistence.migrate import upgrade  # noqa: E402
 from app.server.serve import serve  # noqa: E402
 from app.settings import get_settings  # noqa: E402
 
@@ -48,6 +48,8 @@ ROWS = int(os.environ.get("BENCH_ROWS", "10000"))
 
 def prepare(database_url: str, rows: int) -> None:
     """Migrate, then create and fill ``bench_rows`` (id 1..rows), once before the workers."""
+    from app.persistence.migrate import upgrade
+
     upgrade(database_url)
     db = Database(database_url)
     with db.transaction(write=True) as session:
@@ -115,7 +117,14 @@ def app() -> FastAPI:
 def main() -> None:
     port, workers = int(sys.argv[1]), int(sys.argv[2])
     settings = get_settings()
-    prepare(settings.database_url, ROWS)
+    # In a child process, as ``python -m app`` migrates: the server's RSS is its own.
+    child = multiprocessing.get_context("fork").Process(
+        target=prepare, args=(settings.database_url, ROWS)
+    )
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        sys.exit(f"preparing the database failed (exit code {child.exitcode})")
     # The same server, protocol, limits and options as ``python -m app``.
     serve(
         settings,

@@ -26,7 +26,8 @@ async def get_catalogue(request: Request) -> Catalogue:
     return catalogue
 
 
-async def get_calculations(request: Request) -> Calculations:
+def calculations_of(request: Request) -> Calculations:
+    """Not a dependency: the calculation routes take none (see ``CalculationRoute``)."""
     calculations: Calculations = request.app.state.calculations
     return calculations
 
@@ -43,7 +44,6 @@ async def get_report_service(request: Request) -> ReportService:
 
 ServiceHealth = Annotated[Health, Depends(get_health)]
 TileCatalogue = Annotated[Catalogue, Depends(get_catalogue)]
-CalculationsService = Annotated[Calculations, Depends(get_calculations)]
 GameUseCases = Annotated[GameService, Depends(get_game_service)]
 ReportUseCases = Annotated[ReportService, Depends(get_report_service)]
 

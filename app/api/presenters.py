@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from app.api.schemas.calculations import GainRead, GainSourceRead, GainsResult, GainStepRead
+from app.api.schemas.calculations import GainsResult
 from app.api.schemas.games import (
     DecisionRead,
     GameCreated,
@@ -25,6 +26,7 @@ from app.domain import gains as domain_gains
 from app.domain.faith import period_info
 from app.domain.game import GameState
 from app.domain.report import is_eligible
+from app.domain.scoring import PlayerScore
 from app.domain.tiles import Catalogue
 
 # Bump when the document changes in a way its JSON schema does not show (a field's meaning).
@@ -108,16 +110,53 @@ def report_read(game: GameState, period: int) -> ReportRead:
     )
 
 
-def gains_read(result: domain_gains.GainsResult) -> GainsResult:
-    return GainsResult(
-        gains=[
-            GainRead(
-                source=GainSourceRead(kind=o.gain.source_kind, name=o.gain.source_name),
-                received=o.received,
-                steps=[GainStepRead.model_validate(s) for s in o.steps],
-                result=o.result,
-            )
+# The calculations answer with documents written as plain data, straight to JSON: their
+# response models still declare the shape (the docs, the contract), but building and
+# validating a model per gain, step and score part cost as much as the rules themselves.
+# tests/api/test_presenters.py checks each document against its model.
+
+
+def gains_document(result: domain_gains.GainsResult) -> dict[str, Any]:
+    """A :class:`~app.api.schemas.calculations.GainsResult`."""
+    return {
+        "gains": [
+            {
+                "source": {"kind": o.gain.source_kind, "name": o.gain.source_name},
+                "received": o.received,
+                "steps": [
+                    {"rule": s.rule, "by": s.by, "change": s.change, "note": s.note}
+                    for s in o.steps
+                ],
+                "result": o.result,
+            }
             for o in result.gains
         ],
-        total=result.total,
-    )
+        "total": result.total,
+    }
+
+
+def gains_read(result: domain_gains.GainsResult) -> GainsResult:
+    return GainsResult.model_validate(gains_document(result))
+
+
+def final_scores_document(scores: Sequence[PlayerScore]) -> dict[str, Any]:
+    """A :class:`~app.api.schemas.calculations.FinalScoresResult`."""
+    return {
+        "players": [
+            {
+                "player_id": score.player_id,
+                "parts": [
+                    {
+                        "rule": p.rule,
+                        "part": p.part,
+                        "change": p.change,
+                        "by": p.by,
+                        "note": p.note,
+                    }
+                    for p in score.parts
+                ],
+                "total": score.total,
+            }
+            for score in scores
+        ]
+    }

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import Response
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 from app.services.idempotency import StoredAnswer
 
@@ -23,6 +24,15 @@ class JSONModelResponse(Response):
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(model.__pydantic_serializer__.to_json(model), status_code, headers)
+
+
+class JSONDocumentResponse(Response):
+    """A response serialised straight from plain data already in its model's shape."""
+
+    media_type = "application/json"
+
+    def __init__(self, document: Any, status_code: int = 200) -> None:
+        super().__init__(to_json(document), status_code)
 
 
 def raw_json_response(body: bytes, status_code: int, headers: dict[str, Any]) -> Response:

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
 from sqlalchemy.engine import make_url
 
 from app.persistence.db import DatabaseBusy, DatabaseTimeouts, postgres_connect_args
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
 from app.persistence.watchdog import CUT_CONNECTIONS
+
+if TYPE_CHECKING:  # imported where used: a process on SQLite never loads psycopg (~9 MiB)
+    from psycopg import AsyncConnection
 
 _DOCUMENT = (
     "SELECT version, document, document_key, host_token_hash, player_token_hashes"
@@ -54,7 +56,7 @@ class AsyncGameRows:
         self._size = size
         self._pool_s = timeouts.pool_ms / 1000
         self._hold_s = timeouts.hold_ms / 1000
-        self._idle: list[psycopg.AsyncConnection[Any]] = []
+        self._idle: list[AsyncConnection[Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = asyncio.Semaphore(size)
 
@@ -99,6 +101,8 @@ class AsyncGameRows:
     async def _on_a_connection(
         self, statement: str, game_id: str, *, reuse: bool
     ) -> tuple[Any, ...] | None:
+        import psycopg
+
         reused = reuse and bool(self._idle)
         connection = self._idle.pop() if reused else None
         try:
@@ -144,7 +148,7 @@ class _StalePooledConnection(Exception):
     pass
 
 
-async def _discard(connection: psycopg.AsyncConnection[Any] | None) -> None:
+async def _discard(connection: AsyncConnection[Any] | None) -> None:
     if connection is not None:
         # Closing a broken connection may fail: it is gone either way.
         with contextlib.suppress(Exception):

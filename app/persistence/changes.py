@@ -23,7 +23,6 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import cast
 
-import psycopg
 from sqlalchemy import Table, select
 from sqlalchemy import event as orm_event
 from sqlalchemy.engine import make_url
@@ -124,6 +123,9 @@ class ChangeFeed:
             listener(game_id, version, None)
 
     def _listen(self) -> None:
+        # Here, not at the top: a process on SQLite never loads psycopg (about 9 MiB).
+        import psycopg
+
         url = make_url(self.db.url).set(drivername="postgresql")
         conninfo = url.render_as_string(hide_password=False)
         while not self._stop.is_set():

@@ -24,8 +24,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from app.domain.game import GameEvent, GameState
@@ -39,9 +37,14 @@ LIMITS = cast(Table, CreationLimit.__table__)
 
 
 def _dialect_insert(session: Session) -> Any:
-    """``INSERT`` with ``ON CONFLICT`` for the session's database."""
+    """``INSERT`` with ``ON CONFLICT`` for the session's database. Imported here: a
+    process loads its own database's dialect only (PostgreSQL's is about 2 MiB)."""
     if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
         return postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
     return sqlite_insert
 
 

@@ -10,10 +10,10 @@ import hashlib
 import hmac
 import os
 import secrets
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 _HKDF_SALT = b"vatican-report/idempotency/v1"
 _NONCE_BYTES = 12
@@ -41,6 +41,12 @@ def idempotency_key_hash(scope: str, key: str) -> str:
 
 
 def _cipher(scope: str, key: str) -> AESGCM:
+    # Imported on the first idempotent request: OpenSSL's bindings are about 7 MiB of a
+    # worker's RSS, and many workers never see an Idempotency-Key.
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     # The encryption key comes from the Idempotency-Key itself, which only the client
     # holds: the database alone cannot give back a stored answer (it may hold tokens).
     derived = HKDF(

@@ -103,3 +103,16 @@ async def test_json_media_types_are_read_as_json(game: GameHandle) -> None:
             headers={**game.host(), "Content-Type": content_type},
         )
         assert response.status_code == 200, (content_type, response.text)
+
+
+async def test_a_json_body_starting_with_a_byte_order_mark_is_422(game: GameHandle) -> None:
+    before = await snapshot(game)
+    response = await game.client.put(
+        f"{game.url}/players/p1/faith",
+        content=b'\xef\xbb\xbf{"faith": 3}',
+        headers={**game.host(), "Content-Type": "application/json"},
+    )
+    body = assert_problem(response, 422, "validation-error")
+    assert body["errors"][0]["type"] == "json_invalid"
+    assert "BOM" in body["errors"][0]["msg"]
+    await assert_unchanged(game, before)

@@ -23,6 +23,7 @@ def test_sqlite_busy_timeout_is_the_lock_timeout(sqlite_url: str) -> None:
         with database.engine.connect() as conn:
             assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 1234
             assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            assert conn.execute(text("PRAGMA cache_size")).scalar() == -256  # KiB
         assert database.engine.pool.timeout() == 1.5  # type: ignore[attr-defined]
     finally:
         database.dispose()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from app.api.deps import CalculationsService
-from app.api.presenters import gains_read
+from app.api.deps import calculations_of
+from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
-from app.api.responses import JSONModelResponse
-from app.api.routing import StrictJSONRoute
+from app.api.responses import JSONDocumentResponse, JSONModelResponse
+from app.api.routing import CalculationRoute
 from app.api.schemas.calculations import (
     ActionValueCalculation,
     ActionValueResult,
@@ -18,12 +18,11 @@ from app.api.schemas.calculations import (
     GainsResult,
     PlacementOrderCalculation,
     PlacementOrderResult,
-    PlayerScoreRead,
     VaticanReportCalculation,
     VaticanReportResult,
 )
 
-router = APIRouter(prefix="/v1/calculations", tags=["calculations"], route_class=StrictJSONRoute)
+router = APIRouter(prefix="/v1/calculations", tags=["calculations"], route_class=CalculationRoute)
 INPUT_PROBLEMS = problem_responses("validation-error", "unsupported-media-type")
 
 
@@ -34,12 +33,12 @@ INPUT_PROBLEMS = problem_responses("validation-error", "unsupported-media-type")
     responses=INPUT_PROBLEMS,
 )
 async def calculate_vatican_report(
-    body: VaticanReportCalculation, calculations: CalculationsService
+    body: VaticanReportCalculation, request: Request
 ) -> JSONModelResponse:
     """R-REP-*: resolve a report for players given in turn order. An eligible player
     without a choice (and no `default_choice`) is a 422 naming them in `pending`, except
     in period 3 (R-REP-6)."""
-    result = calculations.vatican_report(
+    result = calculations_of(request).vatican_report(
         body.period, body.tile_id, [p.to_domain() for p in body.players], body.default_choice
     )
     return JSONModelResponse(VaticanReportResult.model_validate(result))
@@ -51,14 +50,12 @@ async def calculate_vatican_report(
     response_model=GainsResult,
     responses=INPUT_PROBLEMS,
 )
-async def calculate_gains(
-    body: GainsCalculation, calculations: CalculationsService
-) -> JSONModelResponse:
+async def calculate_gains(body: GainsCalculation, request: Request) -> JSONDocumentResponse:
     """R-GAIN-*: what each gain really delivers, step by step."""
-    result = calculations.gains(
+    result = calculations_of(request).gains(
         body.excommunications, body.leaders, [g.to_domain() for g in body.gains]
     )
-    return JSONModelResponse(gains_read(result))
+    return JSONDocumentResponse(gains_document(result))
 
 
 @router.post(
@@ -68,10 +65,10 @@ async def calculate_gains(
     responses=INPUT_PROBLEMS,
 )
 async def calculate_action_value(
-    body: ActionValueCalculation, calculations: CalculationsService
+    body: ActionValueCalculation, request: Request
 ) -> JSONModelResponse:
     """R-ACT-*: an action's final value, whether it is allowed and reaches a required value."""
-    result = calculations.action_value(body.excommunications, body.to_domain())
+    result = calculations_of(request).action_value(body.excommunications, body.to_domain())
     return JSONModelResponse(ActionValueResult.model_validate(result))
 
 
@@ -82,10 +79,10 @@ async def calculate_action_value(
     responses=INPUT_PROBLEMS,
 )
 async def calculate_placement_order(
-    body: PlacementOrderCalculation, calculations: CalculationsService
+    body: PlacementOrderCalculation, request: Request
 ) -> JSONModelResponse:
     """R-ORD-1: the order members are placed in a round, players given in turn order."""
-    placements = calculations.placement_order([p.to_domain() for p in body.players])
+    placements = calculations_of(request).placement_order([p.to_domain() for p in body.players])
     return JSONModelResponse(PlacementOrderResult.model_validate({"placements": placements}))
 
 
@@ -96,10 +93,8 @@ async def calculate_placement_order(
     responses=INPUT_PROBLEMS,
 )
 async def calculate_final_scores(
-    body: FinalScoresCalculation, calculations: CalculationsService
-) -> JSONModelResponse:
+    body: FinalScoresCalculation, request: Request
+) -> JSONDocumentResponse:
     """R-END-*: every player's final score with every part listed."""
-    scores = calculations.final_scores([p.held() for p in body.players])
-    return JSONModelResponse(
-        FinalScoresResult(players=[PlayerScoreRead.model_validate(s) for s in scores])
-    )
+    scores = calculations_of(request).final_scores([p.held() for p in body.players])
+    return JSONDocumentResponse(final_scores_document(scores))

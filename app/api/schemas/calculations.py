@@ -289,8 +289,8 @@ class ScoringPlayerFields(StrictModel):
             territories=self.territories,
             characters=self.characters,
             venture_points=self.venture_points,
-            resources=self.resources.model_dump(),
-            building_costs=self.building_costs.model_dump(),
+            resources=dict(self.resources.__dict__),
+            building_costs=dict(self.building_costs.__dict__),
         )
 
 
