@@ -235,6 +235,9 @@ class RssSampler:
 
     pid: int
     interval: float = 0.5
+    # Long runs: print "label: N s, RSS x MiB" every ``progress_every`` seconds.
+    progress_label: str | None = None
+    progress_every: float = 60.0
     samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -251,8 +254,14 @@ class RssSampler:
 
     def _run(self) -> None:
         start = time.monotonic()
+        next_report = self.progress_every
         while not self._stop.is_set():
-            self.samples.append((time.monotonic() - start, server_rss(self.pid)))
+            elapsed, rss = time.monotonic() - start, server_rss(self.pid)
+            self.samples.append((elapsed, rss))
+            if self.progress_label is not None and elapsed >= next_report:
+                mib = sum(rss.values()) / 1024
+                print(f"    {self.progress_label}: {elapsed:.0f} s, RSS {mib:.1f} MiB", flush=True)
+                next_report += self.progress_every
             self._stop.wait(self.interval)
 
     def max_total_mib(self) -> float:

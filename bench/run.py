@@ -263,7 +263,7 @@ def run_soak(db: str, base_url: str, pid: int, args: argparse.Namespace, files: 
     """Mixed traffic at 64 connections for ``--soak`` seconds; RSS sampled every 5 s."""
     print(f"  {db:8} soak {args.soak}s of mixed traffic at 64 connections", flush=True)
     mixed = [files["games"], str(PAYLOADS / "gains.json"), str(PAYLOADS / "final_scores.json")]
-    with RssSampler(pid, interval=5.0) as rss:
+    with RssSampler(pid, interval=5.0, progress_label=f"{db} soak") as rss:
         result = run_wrk(base_url, "mixed.lua", mixed, 64, args.soak)
     totals = [sum(s.values()) / 1024 for _, s in rss.samples]
     soak = {
