@@ -6,7 +6,6 @@ replaced instead of failing a request."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -18,18 +17,13 @@ from app.persistence.repositories import GameRepository
 from app.persistence.watchdog import CUT_CONNECTIONS
 from tests.persistence.conftest import GameFactory, store
 
-pytestmark = pytest.mark.postgres
+# The reads on the event loop exist on PostgreSQL only.
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.parametrize("database_url", ["postgres"], indirect=True),
+]
 
 SLEEP = "SELECT pg_sleep(%s)"
-
-
-@pytest.fixture
-def database(postgres_migrated_url: str) -> Iterator[Database]:
-    database = Database(postgres_migrated_url)
-    try:
-        yield database
-    finally:
-        database.dispose()
 
 
 def _rows(database: Database, size: int = 2, **timeouts: int) -> AsyncGameRows:
@@ -64,16 +58,16 @@ class _Connections:
 
 
 def test_async_reads_return_what_the_repository_reads(
-    database: Database, make_game: GameFactory
+    migrated_database: Database, make_game: GameFactory
 ) -> None:
     game = make_game(players=4)
-    store(database, game)
-    with database.transaction(write=False) as session:
+    store(migrated_database, game)
+    with migrated_database.transaction(write=False) as session:
         expected_document = GameRepository(session).document(game.id)
         expected_version = GameRepository(session).version(game.id)
 
     async def read() -> tuple[Any, ...]:
-        rows = _rows(database)
+        rows = _rows(migrated_database)
         try:
             return (
                 await rows.document(game.id),
@@ -88,14 +82,14 @@ def test_async_reads_return_what_the_repository_reads(
 
 
 def test_async_reads_open_at_most_size_connections_and_reuse_them(
-    database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
+    migrated_database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = make_game(players=2)
-    store(database, game)
+    store(migrated_database, game)
     connections = _Connections(monkeypatch)
 
     async def read_many() -> None:
-        rows = _rows(database, size=3)
+        rows = _rows(migrated_database, size=3)
         try:
             for _ in range(3):
                 results = await asyncio.gather(*(rows.document(game.id) for _ in range(40)))
@@ -108,9 +102,11 @@ def test_async_reads_open_at_most_size_connections_and_reuse_them(
     assert connections.most_in_use == 3
 
 
-def test_waiting_for_a_connection_is_bounded_by_the_pool_timeout(database: Database) -> None:
+def test_waiting_for_a_connection_is_bounded_by_the_pool_timeout(
+    migrated_database: Database,
+) -> None:
     async def scenario() -> float:
-        rows = _rows(database, size=1, pool_ms=300, hold_ms=5000)
+        rows = _rows(migrated_database, size=1, pool_ms=300, hold_ms=5000)
         try:
             holder = asyncio.create_task(rows._fetch_one(SLEEP, "1.5"))
             await asyncio.sleep(0.3)  # the holder has the only connection
@@ -129,15 +125,15 @@ def test_waiting_for_a_connection_is_bounded_by_the_pool_timeout(database: Datab
 
 
 def test_holding_a_connection_is_bounded_and_the_connection_is_closed(
-    database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
+    migrated_database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = make_game(players=2)
-    store(database, game)
+    store(migrated_database, game)
     connections = _Connections(monkeypatch)
     cut_before = CUT_CONNECTIONS._value.get()
 
     async def scenario() -> None:
-        rows = _rows(database, size=1, hold_ms=400)
+        rows = _rows(migrated_database, size=1, hold_ms=400)
         try:
             await rows.document(game.id)  # one pooled connection
             started = asyncio.get_running_loop().time()
@@ -156,13 +152,13 @@ def test_holding_a_connection_is_bounded_and_the_connection_is_closed(
 
 
 def test_a_pooled_connection_the_server_dropped_is_replaced_without_an_error(
-    database: Database, make_game: GameFactory, postgres_server_url: str
+    migrated_database: Database, make_game: GameFactory, postgres_server_url: str
 ) -> None:
     game = make_game(players=2)
-    store(database, game)
+    store(migrated_database, game)
 
     async def scenario() -> None:
-        rows = _rows(database, size=1)
+        rows = _rows(migrated_database, size=1)
         try:
             await rows.document(game.id)
             (pooled,) = rows._idle
@@ -179,14 +175,14 @@ def test_a_pooled_connection_the_server_dropped_is_replaced_without_an_error(
 
 
 def test_a_cancelled_read_gives_its_connection_back_closed(
-    database: Database, monkeypatch: pytest.MonkeyPatch
+    migrated_database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A client that goes away mid-read cancels it: the connection, in an unknown state,
     is closed rather than pooled, and the slot is free for the next read."""
     connections = _Connections(monkeypatch)
 
     async def scenario() -> None:
-        rows = _rows(database, size=1)
+        rows = _rows(migrated_database, size=1)
         try:
             read = asyncio.create_task(rows._fetch_one(SLEEP, "2"))
             await asyncio.sleep(0.3)
