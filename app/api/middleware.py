@@ -113,6 +113,7 @@ class PlatformMiddleware:
 
         status = 500
         started = False
+        completed = False  # the last byte of the answer was handed to the server
         disconnected = False
         too_large = False
         replaced = False  # the app's own answer was swapped for our 413
@@ -142,7 +143,7 @@ class PlatformMiddleware:
             )
 
         async def send_wrapper(message: Message) -> None:
-            nonlocal status, started, replaced
+            nonlocal status, started, replaced, completed
             if replaced:
                 return
             if message["type"] == "http.response.start":
@@ -157,11 +158,15 @@ class PlatformMiddleware:
                 headers.append(request_id_header)
                 message = {**message, "headers": headers}
             await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                completed = True
 
         async def receive_watched() -> Message:
             nonlocal disconnected
             message = await receive()
-            if message["type"] == "http.disconnect":
+            # A response that listens for the disconnect (a file, a stream) also hears it
+            # after its last byte: only a client gone before that is the client's 499.
+            if message["type"] == "http.disconnect" and not completed:
                 disconnected = True
             return message
 

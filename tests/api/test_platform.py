@@ -357,6 +357,18 @@ async def test_one_json_access_line_per_request(
     assert isinstance(line["duration_ms"], float)
 
 
+async def test_a_file_answered_in_full_is_logged_200_not_499(
+    client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file response listens for the client's disconnect and hears it after its last
+    byte too (httpx's transport, like a browser, sends one): that is no 499."""
+    with caplog.at_level(logging.INFO, logger="app.access"):
+        response = await client.get("/table/")
+    assert response.status_code == 200 and response.content
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "app.access"]
+    assert [(line["path"], line["status"]) for line in lines] == [("/table/", 200)]
+
+
 async def test_metrics_use_route_templates(client: httpx.AsyncClient) -> None:
     await client.get("/test/items/7")
     await client.get("/test/items/8")
