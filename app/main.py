@@ -26,7 +26,6 @@ from app.api.routers import ROUTERS
 from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.table import install_table
 from app.api.write_gate import WriteGate
-from app.persistence.async_reads import AsyncGameRows
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.calculations import Calculations
@@ -142,11 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
     changes = ChangeFeed(db, poll_seconds=settings.change_poll_seconds)
     # Reads of a game on the event loop, with no thread held (PostgreSQL only; measured).
-    rows = (
-        AsyncGameRows(db.url, size=settings.db_pool_size, timeouts=db.timeouts)
-        if db.dialect_name == "postgresql" and settings.db_async_reads
-        else None
-    )
+    rows = db.async_game_rows(settings.db_pool_size) if settings.db_async_reads else None
     transactions = GameTransactions(
         db,
         GameDocuments(catalogue),

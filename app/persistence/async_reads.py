@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy.engine import make_url
+import psycopg
+from psycopg import AsyncConnection
 
-from app.persistence.db import DatabaseBusy, DatabaseTimeouts, postgres_connect_args
+from app.persistence.db import (
+    DatabaseBusy,
+    DatabaseTimeouts,
+    libpq_conninfo,
+    postgres_connect_args,
+)
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
 from app.persistence.watchdog import CUT_CONNECTIONS
-
-if TYPE_CHECKING:  # imported where used: a process on SQLite never loads psycopg (~9 MiB)
-    from psycopg import AsyncConnection
 
 _DOCUMENT = (
     "SELECT version, document, document_key, host_token_hash, player_token_hashes"
@@ -45,13 +48,8 @@ class AsyncGameRows:
     """A game's read model and version, read on the event loop with bounded connections."""
 
     def __init__(self, url: str, *, size: int, timeouts: DatabaseTimeouts) -> None:
-        # libpq's own URL; its ``options`` are merged into the connect arguments.
-        self._conninfo = (
-            make_url(url)
-            .set(drivername="postgresql")
-            .difference_update_query(["options"])
-            .render_as_string(hide_password=False)
-        )
+        # The URL's own libpq options are merged into the connect arguments' ones.
+        self._conninfo = libpq_conninfo(url)
         self._connect_args = postgres_connect_args(url, timeouts)
         self._size = size
         self._pool_s = timeouts.pool_ms / 1000
@@ -101,14 +99,12 @@ class AsyncGameRows:
     async def _on_a_connection(
         self, statement: str, game_id: str, *, reuse: bool
     ) -> tuple[Any, ...] | None:
-        import psycopg
-
         reused = reuse and bool(self._idle)
         connection = self._idle.pop() if reused else None
         try:
             async with asyncio.timeout(self._hold_s):
                 if connection is None:
-                    connection = await psycopg.AsyncConnection.connect(
+                    connection = await AsyncConnection.connect(
                         self._conninfo,
                         autocommit=True,
                         **self._connect_args,

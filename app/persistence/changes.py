@@ -25,10 +25,9 @@ from typing import cast
 
 from sqlalchemy import Table, select
 from sqlalchemy import event as orm_event
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from app.persistence.db import Database
+from app.persistence.db import Database, libpq_conninfo
 from app.persistence.models import Game
 from app.persistence.repositories import LoggedEvent, Notification
 
@@ -126,8 +125,7 @@ class ChangeFeed:
         # Here, not at the top: a process on SQLite never loads psycopg (about 9 MiB).
         import psycopg
 
-        url = make_url(self.db.url).set(drivername="postgresql")
-        conninfo = url.render_as_string(hide_password=False)
+        conninfo = libpq_conninfo(self.db.url)
         while not self._stop.is_set():
             try:
                 with psycopg.connect(conninfo, autocommit=True, connect_timeout=3) as conn:

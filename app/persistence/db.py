@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
@@ -43,6 +43,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 from app.persistence.watchdog import Watchdog
+
+if TYPE_CHECKING:
+    from app.persistence.async_reads import AsyncGameRows
 
 # Execution option carried by the engine that write transactions use on SQLite.
 _SQLITE_BEGIN = "vr_sqlite_begin"
@@ -95,6 +98,11 @@ def normalize_url(url: str) -> str:
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     return url
+
+
+def libpq_conninfo(url: str) -> str:
+    """The database URL as libpq takes it, for connections made without SQLAlchemy."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def _on_sqlite_connect(
@@ -195,6 +203,16 @@ class Database:
             except BaseException:
                 session.rollback()
                 raise
+
+    def async_game_rows(self, size: int) -> AsyncGameRows | None:
+        """Reads of a game on the event loop, on ``size`` connections of their own and
+        within this database's timeouts: PostgreSQL only (None elsewhere)."""
+        if self.dialect_name != "postgresql":
+            return None
+        # Here, not at the top: it loads psycopg, which a process on SQLite never needs.
+        from app.persistence.async_reads import AsyncGameRows
+
+        return AsyncGameRows(self.url, size=size, timeouts=self.timeouts)
 
     def ping(self) -> None:
         """Raise unless the database answers ``SELECT 1``."""

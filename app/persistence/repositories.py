@@ -95,10 +95,6 @@ class Notification:
     channel: str
     payload: str
 
-    @property
-    def arguments(self) -> tuple[str, str]:
-        return self.channel, self.payload
-
 
 def _event_insert(game_id: str, seq: int, event: GameEvent, at: datetime) -> Insert:
     return insert(EVENTS).values(

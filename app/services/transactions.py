@@ -20,13 +20,13 @@ import re
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from anyio import to_thread
 from sqlalchemy.orm import Session
 
 from app.domain.errors import NotFound
 from app.domain.game import GameEvent, GameState, apply
-from app.persistence.async_reads import AsyncGameRows
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
 from app.persistence.models import utcnow
@@ -43,6 +43,9 @@ from app.services.access import Principal, authenticate
 from app.services.errors import EventLimitReached, VersionMismatch
 from app.services.limits import UNLIMITED, Rate, limit_game_write
 from app.services.ports import Presenter
+
+if TYPE_CHECKING:  # made by Database.async_game_rows, on PostgreSQL only
+    from app.persistence.async_reads import AsyncGameRows
 
 # Game ids are uuid4 hex: anything else cannot name a game, so it is a 404 without a query
 # (and never reaches the database: PostgreSQL rejects a NUL byte in text outright).
