@@ -18,6 +18,7 @@ import pytest
 from tests.integration.support import PrivatePostgres
 from tests.stall.stall_support import (
     RETRY_AFTER,
+    assert_writes_again,
     client,
     cluster_pids,
     signal_all,
@@ -112,15 +113,7 @@ async def _scenario(base_url: str, cluster: PrivatePostgres) -> None:
                 break
             assert time.monotonic() < deadline, f"no recovery: {probe} {read}"
             await asyncio.sleep(0.2)
-        write = await timed(
-            http,
-            "write",
-            "PUT",
-            f"{game.url}/players/{player}/faith",
-            json={"faith": 5},
-            headers=game.auth,
-        )
-        assert write.status == 200, write
+        await assert_writes_again(http, game)
         metrics = (await http.get("/metrics")).text
         cut = [line for line in metrics.splitlines() if line.startswith("db_connections_cut_total")]
         assert cut and float(cut[0].split()[-1]) >= 1, cut
