@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,9 +50,11 @@ LOCK_DETAILS = (
 CLIENT_TIMEOUT_S = 20.0
 
 
-def start_server(
+@contextlib.contextmanager
+def running_server(
     monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path, name: str
-) -> Server:
+) -> Iterator[Server]:
+    """A ``python -m app`` with the stall bounds, ready, stopped on the way out."""
     for key in SMALL_BOUNDS:
         if key in BOUNDS:
             monkeypatch.setenv(key, BOUNDS[key])
@@ -60,10 +63,9 @@ def start_server(
     server = Server(database_url, tmp_path, name).start()
     try:
         server.wait_ready()
-    except BaseException:
+        yield server
+    finally:
         server.stop()
-        raise
-    return server
 
 
 @dataclass

@@ -21,8 +21,8 @@ from tests.stall.stall_support import (
     assert_writes_again,
     client,
     cluster_pids,
+    running_server,
     signal_all,
-    start_server,
     timed,
     two_games,
 )
@@ -47,11 +47,8 @@ def private_postgres() -> Iterator[PrivatePostgres]:
 def test_a_frozen_database_costs_a_503_within_the_bound_and_the_process_recovers(
     private_postgres: PrivatePostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = start_server(monkeypatch, private_postgres.url, tmp_path, "pg-freeze")
-    try:
+    with running_server(monkeypatch, private_postgres.url, tmp_path, "pg-freeze") as server:
         asyncio.run(_scenario(server.base_url, private_postgres))
-    finally:
-        server.stop()
 
 
 async def _scenario(base_url: str, cluster: PrivatePostgres) -> None:

@@ -16,7 +16,7 @@ from tests.stall.stall_support import (
     assert_reads_served_and_writers_refused,
     assert_writes_again,
     client,
-    start_server,
+    running_server,
     timed,
     two_games,
     writes_and_reads,
@@ -28,11 +28,8 @@ pytestmark = pytest.mark.postgres
 def test_a_locked_game_row_holds_up_no_other_game(
     postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = start_server(monkeypatch, postgres_url, tmp_path, "pg-lock")
-    try:
+    with running_server(monkeypatch, postgres_url, tmp_path, "pg-lock") as server:
         asyncio.run(_scenario(server.base_url, postgres_url))
-    finally:
-        server.stop()
 
 
 async def _scenario(base_url: str, database_url: str) -> None:

@@ -15,7 +15,7 @@ from tests.stall.stall_support import (
     assert_reads_served_and_writers_refused,
     assert_writes_again,
     client,
-    start_server,
+    running_server,
     timed,
     two_games,
     writes_and_reads,
@@ -26,11 +26,8 @@ def test_a_held_sqlite_write_lock_blocks_no_reader_and_writers_end_in_503(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "stall.db"
-    server = start_server(monkeypatch, f"sqlite:///{path}", tmp_path, "sqlite-stall")
-    try:
+    with running_server(monkeypatch, f"sqlite:///{path}", tmp_path, "sqlite-stall") as server:
         asyncio.run(_scenario(server.base_url, path))
-    finally:
-        server.stop()
 
 
 async def _scenario(base_url: str, path: Path) -> None:
