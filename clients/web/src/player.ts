@@ -7,6 +7,7 @@ import {
   errorBox,
   excommunicationList,
   header,
+  outcomeDetails,
   outcomeLabel,
   tileText,
   type Game,
@@ -245,21 +246,7 @@ export class PlayerScreen {
       outcome
         ? [
             h("p", { class: "big-result", "data-outcome": outcome.outcome }, outcomeLabel(outcome)),
-            h(
-              "p",
-              {},
-              t("faith_change", { a: outcome.faith_before, b: outcome.faith_after }),
-              " · ",
-              t("vp_gained", { vp: outcome.victory_points.total }),
-              outcome.tile_id ? ` · ${t("takes_tile", { tile: outcome.tile_id })}` : "",
-            ),
-            h(
-              "details",
-              {},
-              h("summary", {}, t("steps_rules")),
-              h("p", {}, outcome.rules.map((rule) => h("code", { class: "rule" }, rule))),
-              (outcome.notes ?? []).length ? h("ul", {}, (outcome.notes ?? []).map((n) => h("li", {}, n))) : null,
-            ),
+            ...outcomeDetails(outcome),
           ]
         : null,
     );

@@ -99,6 +99,14 @@ export function outcomeView(game: Game, outcome: Outcome, headingLevel = "h4"): 
       ": ",
       h("span", { class: "badge" }, outcomeLabel(outcome)),
     ),
+    outcomeDetails(outcome),
+  );
+}
+
+/** What a report did to one player, and the rules that decided it (host and player views). */
+export function outcomeDetails(outcome: Outcome): HTMLElement[] {
+  const notes = outcome.notes ?? [];
+  return [
     h(
       "p",
       {},
@@ -112,9 +120,9 @@ export function outcomeView(game: Game, outcome: Outcome, headingLevel = "h4"): 
       {},
       h("summary", {}, t("steps_rules")),
       h("p", {}, outcome.rules.map((rule) => h("code", { class: "rule" }, rule))),
-      (outcome.notes ?? []).length ? h("ul", { class: "notes" }, (outcome.notes ?? []).map((note) => h("li", {}, note))) : null,
+      notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, note))) : null,
     ),
-  );
+  ];
 }
 
 export function excommunicationList(game: Game, player: Player): HTMLElement {
