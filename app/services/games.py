@@ -98,19 +98,13 @@ class GameService:
 
     # ---- reads --------------------------------------------------------------------------
 
-    def get_game(self, game_id: str, token: str | None) -> GameDocument:
-        return self.transactions.document(game_id, token)
-
-    def current_version(self, game_id: str, token: str | None) -> int:
-        return self.transactions.version(game_id, token)
-
-    async def get_game_async(self, game_id: str, token: str | None) -> GameDocument:
-        """``get_game`` for the event loop: a read holds no thread where the database
+    async def get_game(self, game_id: str, token: str | None) -> GameDocument:
+        """Async, unlike the other use cases: a read holds no thread where the database
         allows it (PostgreSQL), and one from the threadpool otherwise."""
-        return await self.transactions.document_async(game_id, token)
+        return await self.transactions.document(game_id, token)
 
-    async def current_version_async(self, game_id: str, token: str | None) -> int:
-        return await self.transactions.version_async(game_id, token)
+    async def current_version(self, game_id: str, token: str | None) -> int:
+        return await self.transactions.version(game_id, token)
 
     def list_events(
         self, game_id: str, after: int, limit: int, token: str | None

@@ -174,35 +174,40 @@ class GameTransactions:
             stored = self._stored(GameRepository(session), game_id, for_update=False)
         yield Reading(stored.state, authenticate(stored.credentials, token))
 
-    def document(self, game_id: str, token: str | None) -> GameDocument:
-        """The read model: one statement, no state parsed; a document rendered by another
-        renderer (an older release, another tile catalogue) is rendered again once."""
-        with self.db.transaction(write=False) as session:
-            stored = GameRepository(session).document(game_id) if _is_game_id(game_id) else None
-        return self._current_document(stored, game_id, token) or self._render_again(game_id, token)
-
-    async def document_async(self, game_id: str, token: str | None) -> GameDocument:
-        """``document`` without holding a thread where the database allows it."""
-        if self.rows is None:
-            return await to_thread.run_sync(self.document, game_id, token)
-        stored = await self.rows.document(game_id) if _is_game_id(game_id) else None
+    async def document(self, game_id: str, token: str | None) -> GameDocument:
+        """The read model: one statement, no state parsed, and no thread held where the
+        database allows it (``rows``); a document rendered by another renderer (an older
+        release, another tile catalogue) is rendered again once."""
+        stored = None
+        if _is_game_id(game_id):
+            stored = await (
+                self.rows.document(game_id)
+                if self.rows is not None
+                else to_thread.run_sync(self._read_document, game_id)
+            )
         document = self._current_document(stored, game_id, token)
         if document is None:
             return await to_thread.run_sync(self._render_again, game_id, token)
         return document
 
-    def version(self, game_id: str, token: str | None) -> int:
+    async def version(self, game_id: str, token: str | None) -> int:
         """The game's version, for a conditional read: one statement, no document."""
-        with self.db.transaction(write=False) as session:
-            stored = _stored_version(session, game_id)
+        stored = None
+        if _is_game_id(game_id):
+            stored = await (
+                self.rows.version(game_id)
+                if self.rows is not None
+                else to_thread.run_sync(self._read_version, game_id)
+            )
         return _checked_version(stored, game_id, token)
 
-    async def version_async(self, game_id: str, token: str | None) -> int:
-        """``version`` without holding a thread where the database allows it."""
-        if self.rows is None:
-            return await to_thread.run_sync(self.version, game_id, token)
-        stored = await self.rows.version(game_id) if _is_game_id(game_id) else None
-        return _checked_version(stored, game_id, token)
+    def _read_document(self, game_id: str) -> StoredDocument | None:
+        with self.db.transaction(write=False) as session:
+            return GameRepository(session).document(game_id)
+
+    def _read_version(self, game_id: str) -> StoredVersion | None:
+        with self.db.transaction(write=False) as session:
+            return GameRepository(session).version(game_id)
 
     def _current_document(
         self, stored: StoredDocument | None, game_id: str, token: str | None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -37,10 +38,10 @@ def test_create_answers_the_game_and_tokens_once_and_replays_them(use_cases: Use
 
 def test_a_read_is_the_stored_document_with_its_version(use_cases: UseCases) -> None:
     game = create(use_cases)
-    document = use_cases.games.get_game(game.id, game.host)
+    document = asyncio.run(use_cases.games.get_game(game.id, game.host))
     assert document.version == 1
     assert json.loads(document.body)["turn_order"] == ["p1", "p2", "p3"]
-    assert use_cases.games.current_version(game.id, game.players["p2"]) == 1
+    assert asyncio.run(use_cases.games.current_version(game.id, game.players["p2"])) == 1
 
 
 def test_faith_answers_the_players_changed_and_what_they_lost(use_cases: UseCases) -> None:
@@ -69,7 +70,9 @@ def test_checks_come_in_order_404_then_403_then_412_then_the_rules(use_cases: Us
         use_cases.games.set_leaders(game.id, "p1", ["sisto_iv"], "not a token", None)
     with pytest.raises(ReportOutOfOrder):
         use_cases.reports.resolve(game.id, 2, "support", game.host, None, None, "f")
-    assert use_cases.games.current_version(game.id, game.host) == 1  # nothing was written
+    assert (
+        asyncio.run(use_cases.games.current_version(game.id, game.host)) == 1
+    )  # nothing was written
 
 
 def test_a_change_must_check_the_version_before_it_applies(use_cases: UseCases) -> None:
@@ -79,7 +82,7 @@ def test_a_change_must_check_the_version_before_it_applies(use_cases: UseCases) 
         use_cases.transactions.changing(game.id, game.host) as change,
     ):
         change.apply(GameEvent("turn_order_set", {"from": [], "to": ["p3", "p2", "p1"]}))
-    assert use_cases.games.current_version(game.id, game.host) == 1
+    assert asyncio.run(use_cases.games.current_version(game.id, game.host)) == 1
 
 
 def test_a_change_that_logs_no_event_is_a_bug_and_writes_nothing(use_cases: UseCases) -> None:
@@ -89,7 +92,7 @@ def test_a_change_that_logs_no_event_is_a_bug_and_writes_nothing(use_cases: UseC
         use_cases.transactions.changing(game.id, game.host) as change,
     ):
         change.check_version(None)
-    assert use_cases.games.current_version(game.id, game.host) == 1
+    assert asyncio.run(use_cases.games.current_version(game.id, game.host)) == 1
 
 
 def test_a_game_logs_at_most_max_events_then_refuses_changes_but_reads(
@@ -98,12 +101,12 @@ def test_a_game_logs_at_most_max_events_then_refuses_changes_but_reads(
     game = create(use_cases)
     for faith in range(MAX_EVENTS - 1):
         use_cases.games.set_faith(game.id, {"p1": faith % 15}, game.host, None, single=True)
-    assert use_cases.games.current_version(game.id, game.host) == MAX_EVENTS
+    assert asyncio.run(use_cases.games.current_version(game.id, game.host)) == MAX_EVENTS
     with pytest.raises(EventLimitReached):
         use_cases.games.set_faith(game.id, {"p1": 3}, game.host, None, single=True)
     version, events = use_cases.games.list_events(game.id, 0, 100, game.host)
     assert version == MAX_EVENTS and len(events) == MAX_EVENTS
-    assert use_cases.games.get_game(game.id, game.host).version == MAX_EVENTS
+    assert asyncio.run(use_cases.games.get_game(game.id, game.host)).version == MAX_EVENTS
 
 
 def test_resolving_answers_the_report_and_replays_it(use_cases: UseCases) -> None:

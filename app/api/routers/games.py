@@ -105,10 +105,10 @@ async def get_game(
     """The game with its players, tiles, turn order and report statuses; `ETag` is its version."""
     if cached:
         # A client polling with the ETag it holds costs one small read, no document.
-        version = await games.current_version_async(game_id, token)
+        version = await games.current_version(game_id, token)
         if version in cached:
             return not_modified(version)
-    document = await games.get_game_async(game_id, token)
+    document = await games.get_game(game_id, token)
     if document.version in cached:
         return not_modified(document.version)
     return raw_json_response(document.body, 200, {"ETag": etag(document.version)})
@@ -273,7 +273,7 @@ async def list_events(
     """Every change to the game, in order: `seq` equals the game version it produced.
     The `ETag` is the game's version (a page of an append-only log changes only with it)."""
     if cached:
-        version = await games.current_version_async(game_id, token)
+        version = await games.current_version(game_id, token)
         if version in cached:
             return not_modified(version)
     version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)

@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from prometheus_client import Gauge
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -149,7 +148,7 @@ async def stream_game_events(
     every event after `Last-Event-ID` (or `after`) in order, each exactly once, then the
     new ones as they happen. See docs/api.md "Following a game live"."""
     start = _resume_point(after, last_event_id)
-    version = await run_in_threadpool(games.current_version, game_id, token)
+    version = await games.current_version(game_id, token)
     settings: Settings = request.app.state.settings
     subscription = live.subscribe(game_id, version)
     retry = f"retry: {settings.retry_after_seconds * 1000}\n\n".encode()
