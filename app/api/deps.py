@@ -27,7 +27,7 @@ async def get_catalogue(request: Request) -> Catalogue:
 
 
 def calculations_of(request: Request) -> Calculations:
-    """Not a dependency: the calculation routes take none (see ``CalculationRoute``)."""
+    """Not a dependency: the calculation routes take none (see ``LeanRoute``)."""
     calculations: Calculations = request.app.state.calculations
     return calculations
 

@@ -1,4 +1,4 @@
-"""Routes whose JSON bodies are read strictly, and the lean route of the calculations.
+"""Routes whose JSON bodies are read strictly.
 
 FastAPI reads a body with ``json.loads``, which guesses UTF-16 and UTF-32 from the bytes
 and lets the last of two equal keys win; and a body of another media type reaches the
@@ -9,7 +9,6 @@ an object may not repeat a key (422 naming it).
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable, Coroutine
 from email.message import Message
@@ -18,6 +17,7 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from pydantic_core import PydanticUndefined as Undefined
 from starlette.exceptions import HTTPException
 
 from app.api.problems.catalogue import UnsupportedMediaType
@@ -88,78 +88,40 @@ class StrictJSONRoute(APIRoute):
         async def strict_handler(request: Request) -> Response:
             content_type = request.headers.get("content-type")
             if takes_body:
-                _check_media_type(content_type)
+                check_media_type(content_type)
             return await handler(StrictJSONRequest(request.scope, request.receive))
 
         return strict_handler
 
 
-def _check_media_type(content_type: str | None) -> None:
+def check_media_type(content_type: str | None) -> None:
+    """415 unless a body's media type is JSON (a body without one is read as FastAPI does)."""
     if content_type is not None and not _is_json(content_type):
         raise UnsupportedMediaType(
             f"The body must be application/json, not {content_type.split(';')[0]!r}."
         )
 
 
-class CalculationRoute(StrictJSONRoute):
-    """A route whose endpoint is ``async (body, request) -> Response`` and nothing more.
-
-    FastAPI's own request handler (dependency solving, a second parse of Content-Type,
-    response models, telemetry hooks) costs about 40 us a request: as much as a whole
-    calculation's rules. This one reads the body as :class:`StrictJSONRoute` does and
-    validates it with the route's own body field, so the answers, errors included, are
-    the ones FastAPI would give (tests/api/test_routing.py runs both).
-    """
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        field, endpoint, dependant = self.body_field, self.endpoint, self.dependant
-        others = dependant.path_params + dependant.query_params + dependant.header_params
-        if (
-            field is None
-            or len(dependant.body_params) != 1
-            or dependant.request_param_name is None
-            or others + dependant.cookie_params
-            or dependant.dependencies
-            or not inspect.iscoroutinefunction(endpoint)
-        ):
-            raise TypeError(f"{self.path}: the endpoint must be async (body, request) only")
-        body_name, request_name = dependant.body_params[0].name, dependant.request_param_name
-
-        async def calculation_handler(request: Request) -> Response:
-            content_type = request.headers.get("content-type")
-            _check_media_type(content_type)
-            value = await _read_body(StrictJSONRequest(request.scope, request.receive))
-            body, errors = field.validate(value, loc=("body",))
-            if errors:
-                raise RequestValidationError(errors, body=value)
-            response: Response = await endpoint(**{body_name: body, request_name: request})
-            return response
-
-        return calculation_handler
-
-
-async def _read_body(request: StrictJSONRequest) -> Any:
-    """The body as FastAPI reads it, its errors included."""
+async def read_body(request: StrictJSONRequest) -> Any:
+    """The body as FastAPI's request handler reads it, its errors included: ``Undefined``
+    when empty, the bytes themselves without a ``Content-Type`` (validating them is a 422),
+    else the JSON value."""
     try:
         value: Any = await request.body()
         if not value:
-            raise RequestValidationError([_MISSING_BODY])
-        # Without a Content-Type, FastAPI validates the bytes themselves: a 422.
+            return Undefined
         if request.headers.get("content-type") is not None:
             value = await request.json()
     except json.JSONDecodeError as exc:
         raise RequestValidationError([_invalid_json(exc)], body=exc.doc) from exc
-    except (HTTPException, RequestValidationError):
+    except HTTPException:
         raise
     except Exception as exc:  # a body nested too deep for the parser, a client gone
         raise HTTPException(400, "There was an error parsing the body") from exc
     return value
 
 
-# FastAPI's errors for a missing body and for one that is not JSON, word for word.
-_MISSING_BODY = {"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}
-
-
+# FastAPI's error for a body that is not JSON, word for word.
 def _invalid_json(exc: json.JSONDecodeError) -> dict[str, Any]:
     return {
         "type": "json_invalid",

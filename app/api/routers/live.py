@@ -13,15 +13,15 @@ from starlette.types import Receive, Scope, Send
 
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import Token
+from app.api.lean_route import LeanRoute
 from app.api.problems import problem_responses
-from app.api.routing import StrictJSONRoute
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.games import EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
 from app.settings import Settings
 
-router = APIRouter(prefix="/v1/games", tags=["games"], route_class=StrictJSONRoute)
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=LeanRoute)
 
 EVENT_STREAM = "text/event-stream"
 _MAX_SEQ = 2**31 - 1

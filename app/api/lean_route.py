@@ -1,0 +1,177 @@
+"""A route that hands its parameters to the endpoint without FastAPI's request handler.
+
+Per request, FastAPI's handler solves the route's dependency tree recursively (a cache
+key, a blank ``Response`` and an exit stack per level), extracts the endpoint's context
+for error messages and feeds telemetry hooks: about 40 us, as much as a whole
+calculation's rules or the SELECT of a game. The endpoints here need none of that: their
+parameters are path, query and header values, one JSON body, the request, and
+dependencies that read only those. :class:`LeanRoute` reads them with FastAPI's own
+functions (``request_params_to_args``, ``request_body_to_args``) in FastAPI's order, so
+the values and the errors, down to a 422's list, are the ones FastAPI would give
+(``tests/api/test_lean_route.py`` runs the same endpoints behind both). The OpenAPI
+document is unchanged: FastAPI still reads the endpoint's signature for it.
+
+What such a route cannot take is refused when the app is built (``TypeError``), and an
+app with ``dependency_overrides`` set gets FastAPI's own handler back.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import fastapi.routing
+from fastapi import Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.dependencies.models import Dependant
+from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from pydantic_core import PydanticUndefined as Undefined
+
+from app.api.routing import StrictJSONRequest, StrictJSONRoute, check_media_type, read_body
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """What one callable (a dependency or the endpoint) takes from a request."""
+
+    dependant: Dependant
+
+    @classmethod
+    def of(cls, dependant: Dependant, where: str) -> _Reads:
+        unsupported = {
+            "cookie parameters": dependant.cookie_params,
+            "a websocket": dependant.websocket_param_name,
+            "a response parameter": dependant.response_param_name,
+            "background tasks": dependant.background_tasks_param_name,
+            "security scopes": dependant.security_scopes_param_name,
+            "a concurrency limit": dependant.concurrency,
+        }
+        taken = [what for what, value in unsupported.items() if value]
+        if taken:
+            raise TypeError(f"{where}: a LeanRoute takes no {', '.join(taken)}")
+        return cls(dependant)
+
+    def values(self, request: Request) -> tuple[dict[str, Any], list[Any]]:
+        """Its path, query and header values and the request, with their errors."""
+        dependant, values, errors = self.dependant, {}, []
+        for params, source in (
+            (dependant.path_params, request.path_params),
+            (dependant.query_params, request.query_params),
+            (dependant.header_params, request.headers),
+        ):
+            if params:
+                found, wrong = request_params_to_args(params, source)
+                values.update(found)
+                errors += wrong
+        for name in (dependant.http_connection_param_name, dependant.request_param_name):
+            if name:
+                values[name] = request
+        return values, errors
+
+
+@dataclass(frozen=True)
+class _Dependency:
+    """A dependency read from the request alone: async, not nested, not a generator."""
+
+    name: str
+    call: Callable[..., Coroutine[Any, Any, Any]]
+    reads: _Reads
+
+    @classmethod
+    def of(cls, dependant: Dependant, where: str) -> _Dependency:
+        call = dependant.call
+        if (
+            dependant.name is None
+            or call is None
+            or dependant.dependencies
+            or dependant.body_params
+            or not _is_coroutine_function(call)
+        ):
+            raise TypeError(
+                f"{where}: a LeanRoute's dependencies must be async functions of the "
+                "request and its parameters, not generators, not nested"
+            )
+        return cls(dependant.name, call, _Reads.of(dependant, where))
+
+
+def _is_coroutine_function(call: Callable[..., Any]) -> bool:
+    dunder_call = getattr(call, "__call__", None)  # noqa: B004 (an instance's method)
+    return inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(dunder_call)
+
+
+def _as_included(route: APIRoute) -> Any:
+    """The route as its app includes it (the including routers' prefixes, dependencies
+    and overrides): FastAPI builds an included route's handler again with that context in
+    a variable of its own, which its own ``get_route_handler`` reads the same way."""
+    context_var = getattr(fastapi.routing, "_effective_route_context_var", None)
+    context = context_var.get() if context_var is not None else None
+    return context if context is not None and context.original_route is route else route
+
+
+class LeanRoute(StrictJSONRoute):
+    """A :class:`StrictJSONRoute` whose parameters are read without FastAPI's handler.
+
+    The endpoint returns a ``Response`` (its ``response_model`` documents it); a sync
+    endpoint runs in the threadpool, as FastAPI runs it.
+    """
+
+    def get_route_handler(self) -> Handler:
+        fastapi_handler = super().get_route_handler()
+        route = _as_included(self)
+        dependant, where = route.dependant, f"{route.path} ({self.name})"
+        endpoint = dependant.call
+        if endpoint is None:
+            raise TypeError(f"{where}: no endpoint")
+        reads = _Reads.of(dependant, where)
+        names = [d.call for d in dependant.dependencies]
+        if len(set(names)) != len(names):
+            raise TypeError(f"{where}: a LeanRoute calls each dependency once")
+        dependencies = [_Dependency.of(d, where) for d in dependant.dependencies]
+        body_params, embed = dependant.body_params, route._embed_body_fields
+        if len(body_params) > 1 or embed:
+            raise TypeError(f"{where}: a LeanRoute takes one JSON body, not embedded")
+        is_async = inspect.iscoroutinefunction(endpoint)
+        overrides = route.dependency_overrides_provider
+
+        async def lean_handler(request: Request) -> Response:
+            if overrides is not None and getattr(overrides, "dependency_overrides", None):
+                return await fastapi_handler(request)
+            strict = StrictJSONRequest(request.scope, request.receive)
+            body: Any = Undefined
+            if body_params:
+                check_media_type(request.headers.get("content-type"))
+                body = await read_body(strict)
+            # FastAPI's order: each dependency (skipped when its own values are wrong),
+            # then the endpoint's path, query and header values, then the body.
+            values: dict[str, Any] = {}
+            errors: list[Any] = []
+            for dependency in dependencies:
+                arguments, wrong = dependency.reads.values(strict)
+                if wrong:
+                    errors += wrong
+                    continue
+                values[dependency.name] = await dependency.call(**arguments)
+            own, wrong = reads.values(strict)
+            values.update(own)
+            errors += wrong
+            if body_params:
+                found, wrong = await request_body_to_args(body_params, body, False)
+                values.update(found)
+                errors += wrong
+            if errors:
+                raise RequestValidationError(errors, body=None if body is Undefined else body)
+            if is_async:
+                response = await endpoint(**values)
+            else:
+                response = await run_in_threadpool(endpoint, **values)
+            if not isinstance(response, Response):
+                raise TypeError(f"{where}: a LeanRoute's endpoint returns a Response")
+            return response
+
+        return lean_handler
