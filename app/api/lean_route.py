@@ -59,20 +59,27 @@ class _Reads:
 
     def values(self, request: Request) -> tuple[dict[str, Any], list[Any]]:
         """Its path, query and header values and the request, with their errors."""
-        dependant, values, errors = self.dependant, {}, []
-        for params, source in (
-            (dependant.path_params, request.path_params),
-            (dependant.query_params, request.query_params),
-            (dependant.header_params, request.headers),
-        ):
-            if params:
-                found, wrong = request_params_to_args(params, source)
-                values.update(found)
-                errors += wrong
+        dependant = self.dependant
+        values: dict[str, Any] = {}
+        errors: list[Any] = []
+        # Each source is read only when asked for: request.query_params parses the query.
+        if dependant.path_params:
+            errors += _read(values, dependant.path_params, request.path_params)
+        if dependant.query_params:
+            errors += _read(values, dependant.query_params, request.query_params)
+        if dependant.header_params:
+            errors += _read(values, dependant.header_params, request.headers)
         for name in (dependant.http_connection_param_name, dependant.request_param_name):
             if name:
                 values[name] = request
         return values, errors
+
+
+def _read(values: dict[str, Any], params: list[Any], source: Any) -> list[Any]:
+    """Add the values of ``params`` found in ``source`` to ``values``; their errors."""
+    found, errors = request_params_to_args(params, source)
+    values.update(found)
+    return errors
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,7 @@ class LeanRoute(StrictJSONRoute):
         body_params, embed = dependant.body_params, route._embed_body_fields
         if len(body_params) > 1 or embed:
             raise TypeError(f"{where}: a LeanRoute takes one JSON body, not embedded")
+        body_field = body_params[0] if body_params else None
         is_async = inspect.iscoroutinefunction(endpoint)
         overrides = route.dependency_overrides_provider
 
@@ -144,7 +152,7 @@ class LeanRoute(StrictJSONRoute):
                 return await fastapi_handler(request)
             strict = StrictJSONRequest(request.scope, request.receive)
             body: Any = Undefined
-            if body_params:
+            if body_field is not None:
                 check_media_type(request.headers.get("content-type"))
                 body = await read_body(strict)
             # FastAPI's order: each dependency (skipped when its own values are wrong),
@@ -160,7 +168,12 @@ class LeanRoute(StrictJSONRoute):
             own, wrong = reads.values(strict)
             values.update(own)
             errors += wrong
-            if body_params:
+            if body_field is not None and body is not Undefined:
+                # What request_body_to_args does for one body that is not embedded,
+                # without working that out again on every request.
+                values[body_field.name], wrong = body_field.validate(body, {}, loc=("body",))
+                errors += wrong
+            elif body_field is not None:
                 found, wrong = await request_body_to_args(body_params, body, False)
                 values.update(found)
                 errors += wrong
