@@ -16,7 +16,9 @@ from sqlalchemy.engine import Connection
 def count_statements(engine: Engine) -> Iterator[list[str]]:
     """Record every SQL statement the engine sends (an executemany counts once), and every
     one sent on psycopg's async connections (the reads of app/persistence/async_reads.py,
-    which bypass the engine)."""
+    which bypass the engine). The ``BEGIN`` psycopg sends itself before the first
+    statement of a transaction counts too: it is a round trip, as SQLite's ``BEGIN`` is a
+    statement (``COMMIT`` counts on neither)."""
     statements: list[str] = []
 
     def record(
@@ -27,6 +29,9 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
         context: Any,
         executemany: bool,
     ) -> None:
+        dbapi = conn.connection.dbapi_connection
+        if isinstance(dbapi, psycopg.Connection) and _begins_first(dbapi):
+            statements.append("BEGIN")  # what psycopg sends before the statement
         statements.append(statement)
 
     execute = psycopg.AsyncConnection.execute
@@ -44,3 +49,9 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
             yield statements
         finally:
             event.remove(engine, "before_cursor_execute", record)
+
+
+def _begins_first(connection: psycopg.Connection[Any]) -> bool:
+    """Whether psycopg sends ``BEGIN`` before the next statement on ``connection``."""
+    idle = connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    return not connection.autocommit and idle

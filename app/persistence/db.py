@@ -2,8 +2,12 @@
 
 Writers to one game are serialized without lost updates:
 
-- PostgreSQL: a write use case loads its game with ``SELECT ... FOR UPDATE``
-  (``GameRepository.get(..., for_update=True)``), which holds the row until commit.
+- PostgreSQL: a change is stored only if its game is still at the version it read
+  (``GameRepository.store_change``). Most changes read without a lock, each statement
+  committing on its own, and run again when another writer stored first; a change's
+  last attempt, and a change inside a larger transaction, loads its game with
+  ``SELECT ... FOR UPDATE``, which holds the row until commit
+  (``app/services/transactions.py``).
 - SQLite has no row locks, so a ``write=True`` transaction starts with
   ``BEGIN IMMEDIATE``: it takes the database's single write lock before its first read,
   and other writers wait (``busy_timeout``) instead of reading a snapshot they can no
@@ -188,14 +192,28 @@ class Database:
             write_engine = self.engine.execution_options(**{_SQLITE_BEGIN: "immediate"})
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
+        self._autocommit_sessions: sessionmaker[Session] | None = None
+        if self.dialect_name == "postgresql":
+            autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+            self._autocommit_sessions = sessionmaker(autocommit, expire_on_commit=False)
 
     @contextmanager
-    def transaction(self, *, write: bool) -> Iterator[Session]:
+    def transaction(
+        self, *, write: bool, statement_by_statement: bool = False
+    ) -> Iterator[Session]:
         """One transaction: commit on normal exit, roll back on an exception, always close.
 
         Repositories never commit; this is the only place that does.
+
+        ``statement_by_statement`` (PostgreSQL; elsewhere ignored): each statement commits
+        on its own, with no ``BEGIN`` and ``COMMIT`` round trips around them. Only for work
+        whose writes are one statement that checks what it read, such as a change stored
+        only if its game is still at the version it read (``GameTransactions.changing``).
         """
-        factory = self._write_sessions if write else self._read_sessions
+        if statement_by_statement and self._autocommit_sessions is not None:
+            factory = self._autocommit_sessions
+        else:
+            factory = self._write_sessions if write else self._read_sessions
         with factory() as session:
             try:
                 yield session

@@ -181,16 +181,20 @@ class GameRepository:
         event: GameEvent,
         at: datetime,
         *,
+        read_version: int,
         write_tat_ms: int,
         notify: Notification | None = None,
-    ) -> None:
-        """Store what a change left: the game's state, its rendered document and the
+    ) -> bool:
+        """Store what a change left, if the game is still at ``read_version`` (the version
+        the change was computed from): the game's state, its rendered document and the
         write limit's new theoretical arrival time, the event numbered by the new version,
-        and (PostgreSQL) the ``pg_notify`` that announces it at commit.
+        and (PostgreSQL) the ``pg_notify`` that announces it at commit. False, storing
+        nothing, when another writer stored first.
 
         On PostgreSQL that is one statement (data-modifying CTEs run exactly once, whether
-        the query reads them or not): one round trip instead of three, which is most of
-        what a change costs there (bench/RESULTS.md). SQLite has no round trips to save.
+        the query reads them or not; the event and the notify read the updated row, so
+        there are none without it): one round trip instead of three, which is most of what
+        a change costs there (bench/RESULTS.md). SQLite has no round trips to save.
         """
         values: dict[str, Any] = {
             "version": game.version,
@@ -200,20 +204,36 @@ class GameRepository:
             "updated_at": at,
             "write_tat_ms": write_tat_ms,
         }
-        game_update = update(GAMES).where(GAMES.c.id == game.id).values(values)
-        event_insert = _event_insert(game.id, game.version, event, at)
+        game_update = (
+            update(GAMES)
+            .where(GAMES.c.id == game.id, GAMES.c.version == read_version)
+            .values(values)
+        )
         if self.session.get_bind().dialect.name != "postgresql":
-            self.session.execute(game_update)
-            self.session.execute(event_insert)
-            return
+            result = self.session.execute(game_update)
+            assert isinstance(result, CursorResult)
+            if result.rowcount != 1:
+                return False
+            self.session.execute(_event_insert(game.id, game.version, event, at))
+            return True
+        changed = game_update.returning(GAMES.c.id).cte("changed_game")
+        logged = insert(EVENTS).from_select(
+            ["game_id", "seq", "type", "data", "at"],
+            select(
+                changed.c.id,
+                literal(game.version, EVENTS.c.seq.type),
+                literal(event.type, EVENTS.c.type.type),
+                literal(dict(event.data), EVENTS.c.data.type),
+                literal(at, EVENTS.c.at.type),
+            ),
+        )
         announce = (
             func.pg_notify(notify.channel, notify.payload) if notify is not None else literal(None)
         )
-        self.session.execute(
-            select(announce)
-            .add_cte(game_update.cte("changed_game"))
-            .add_cte(event_insert.cte("logged_event"))
+        stored = self.session.execute(
+            select(announce).select_from(changed).add_cte(logged.cte("logged_event"))
         )
+        return stored.first() is not None
 
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         """Store a document rendered again for an unchanged game (a no-op if it changed)."""

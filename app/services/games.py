@@ -20,7 +20,7 @@ from app.services.calculations import Calculations, Holding
 from app.services.idempotency import Idempotency, StoredAnswer
 from app.services.limits import UNLIMITED, Rate, limit_game_creation
 from app.services.tokens import hash_token, new_seed, new_token
-from app.services.transactions import GameDocument, GameTransactions
+from app.services.transactions import GameDocument, GameTransactions, reruns_lost_races
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +149,7 @@ class GameService:
 
     # ---- changes ------------------------------------------------------------------------
 
+    @reruns_lost_races
     def set_faith(
         self,
         game_id: str,
@@ -183,6 +184,7 @@ class GameService:
         players = tuple(p for p in change.game.players if p.id in values)
         return FaithChange(players, lost, change.game.version)
 
+    @reruns_lost_races
     def set_leaders(
         self,
         game_id: str,
@@ -198,6 +200,7 @@ class GameService:
             change.apply(rules.set_leaders(change.game, player_id, leaders))
         return change.game
 
+    @reruns_lost_races
     def set_turn_order(
         self,
         game_id: str,

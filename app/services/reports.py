@@ -8,7 +8,7 @@ from app.domain import game as rules
 from app.domain.game import GameState
 from app.domain.report import Choice
 from app.services.idempotency import Idempotency, StoredAnswer
-from app.services.transactions import GameTransactions
+from app.services.transactions import GameTransactions, reruns_lost_races
 
 
 class ReportService:
@@ -22,6 +22,7 @@ class ReportService:
             reading.game.report(period)
         return reading.game
 
+    @reruns_lost_races
     def set_decision(
         self,
         game_id: str,

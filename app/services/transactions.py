@@ -1,26 +1,31 @@
 """The transactions every use case on a stored game runs in.
 
 A read takes the game's row in one statement and checks the token. A change loads the
-row locked, checks access (401/403/404) and then the version (412), folds the one event
-the use case logs into the state, and stores the new state, its rendered document and the
-event numbered by the new version, all in one transaction: the log, the state and the read
-model cannot disagree. A use case reads top to bottom::
+row, checks access (401/403/404) and then the version (412), folds the one event the use
+case logs into the state, and stores the new state, its rendered document and the event
+numbered by the new version, all at once and only if the game is still at the version it
+read: the log, the state and the read model cannot disagree, and no change is lost. A use
+case reads top to bottom::
 
-    with self.transactions.changing(game_id, token) as change:
-        player = change.game.player(player_id)        # 404
-        change.who.require_host("change leaders")     # 403
-        change.check_version(if_match)                # 412
-        change.apply(set_leaders(change.game, player_id, leaders))
-    return change.game.player(player_id)
+    @reruns_lost_races  # on PostgreSQL, read unlocked and run again if another stored first
+    def set_leaders(self, game_id, player_id, leaders, token, if_match):
+        with self.transactions.changing(game_id, token) as change:
+            change.game.player(player_id)                 # 404
+            change.who.require_host("change leaders")     # 403
+            change.check_version(if_match)                # 412
+            change.apply(rules.set_leaders(change.game, player_id, leaders))
+        return change.game
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import wraps
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from anyio import to_thread
 from sqlalchemy.orm import Session
@@ -47,6 +52,9 @@ from app.services.ports import Presenter
 if TYPE_CHECKING:  # made by Database.async_game_rows, on PostgreSQL only
     from app.persistence.async_reads import AsyncGameRows
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 # Game ids are uuid4 hex: anything else cannot name a game, so it is a 404 without a query
 # (and never reaches the database: PostgreSQL rejects a NUL byte in text outright).
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
@@ -70,6 +78,39 @@ def _checked_version(stored: StoredVersion | None, game_id: str, token: str | No
         raise _no_game(game_id)
     authenticate(stored.credentials, token)
     return stored.version
+
+
+#: Tries of a use case marked ``reruns_lost_races``; the last one locks the game's row.
+RACE_ATTEMPTS = 4
+# Set by reruns_lost_races for the attempts that may read without a lock.
+_unlocked_attempt: ContextVar[bool] = ContextVar("unlocked_attempt", default=False)
+
+
+class LostRace(Exception):
+    """Another writer stored a change to the game after this change read it."""
+
+
+def reruns_lost_races(use_case: Callable[P, R]) -> Callable[P, R]:
+    """Mark a use case that changes one game through ``GameTransactions.changing`` and
+    nothing else, so may run again from the start: its change reads the game without a
+    lock (PostgreSQL) and, when another writer stored first, it runs again on the newer
+    game. Its last attempt locks the row, so a game under heavy contention still makes
+    progress, and every answer (a 412 included) comes from the version it was stored
+    on, as with a lock from the start."""
+
+    @wraps(use_case)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        for attempt in range(1, RACE_ATTEMPTS + 1):
+            unlocked = _unlocked_attempt.set(attempt < RACE_ATTEMPTS)
+            try:
+                return use_case(*args, **kwargs)
+            except LostRace:
+                continue
+            finally:
+                _unlocked_attempt.reset(unlocked)
+        raise AssertionError("the last attempt locks: it cannot lose a race")
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,16 +285,31 @@ class GameTransactions:
     def changing(
         self, game_id: str, token: str | None, *, session: Session | None = None
     ) -> Iterator[Change]:
-        """The game locked for a change, in ``session`` or a write transaction of its own."""
+        """The game for a change, in ``session`` or a write transaction of its own.
+
+        Stored only if the game is still at the version the change read. In a use case
+        marked :func:`reruns_lost_races` (and on PostgreSQL) the game is read without a
+        lock and each statement commits on its own: two round trips in all, and another
+        writer storing first costs a rerun. Otherwise (SQLite's write transactions hold
+        the database's lock already) the game's row is locked until the transaction ends.
+        """
         if session is None:
+            unlocked = _unlocked_attempt.get() and self.db.dialect_name == "postgresql"
             with (
-                self.db.transaction(write=True) as own,
-                self.changing(game_id, token, session=own) as change,
+                self.db.transaction(write=True, statement_by_statement=unlocked) as own,
+                self._changing(game_id, token, own, locked=not unlocked) as change,
             ):
                 yield change
             return
+        with self._changing(game_id, token, session, locked=True) as change:
+            yield change
+
+    @contextmanager
+    def _changing(
+        self, game_id: str, token: str | None, session: Session, *, locked: bool
+    ) -> Iterator[Change]:
         repository = GameRepository(session)
-        stored = self._stored(repository, game_id, for_update=True)
+        stored = self._stored(repository, game_id, for_update=locked)
         change = Change(
             stored.state,
             authenticate(stored.credentials, token),
@@ -266,15 +322,20 @@ class GameTransactions:
             raise RuntimeError("a change must apply() the event it logs")
         document = self.presenter.game(change.game)
         version = change.game.version
-        repository.store_change(
+        stored_first = repository.store_change(
             change.game,
             document,
             self.presenter.key,
             change.event,
             change.at,
+            read_version=stored.state.version,
             write_tat_ms=change.write_tat_ms,
             notify=self.changes.notification(game_id, version) if self.changes else None,
         )
+        if not stored_first:
+            if locked:
+                raise RuntimeError(f"game {game_id} changed while its row was locked")
+            raise LostRace(game_id)
         change.document = GameDocument(version, document.encode())
         if self.changes is not None:
             logged = LoggedEvent(version, change.event.type, change.at, dict(change.event.data))

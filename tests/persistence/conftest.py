@@ -53,11 +53,22 @@ def credentials(game: GameState) -> Credentials:
     return Credentials("h" * 64, {p.id: f"{i:064d}" for i, p in enumerate(game.players)})
 
 
-def store_as_changed(repository: GameRepository, game: GameState, document: str = "{}") -> None:
-    """Store ``game`` as a change would (its state, document and an event numbered by its
-    version); the event's content does not matter to these tests."""
+def store_as_changed(
+    repository: GameRepository,
+    game: GameState,
+    document: str = "{}",
+    *,
+    read_version: int | None = None,
+) -> bool:
+    """Store ``game`` as a change read at ``read_version`` (by default the version before
+    it) would: its state, document and an event numbered by its version; the event's
+    content does not matter to these tests. False when the game was at another version."""
     event = GameEvent("turn_order_set", {"turn_order": list(game.turn_order)})
-    repository.store_change(game, document, "k", event, AT, write_tat_ms=0)
+    if read_version is None:
+        read_version = game.version - 1
+    return repository.store_change(
+        game, document, "k", event, AT, read_version=read_version, write_tat_ms=0
+    )
 
 
 def store(database: Database, game: GameState) -> None:

@@ -17,7 +17,7 @@ from app.persistence.repositories import (
     GameRepository,
     IdempotencyRepository,
 )
-from tests.persistence.conftest import AT, GameFactory, credentials, store
+from tests.persistence.conftest import AT, GameFactory, credentials, store, store_as_changed
 from tests.statements import count_statements
 
 
@@ -44,8 +44,14 @@ def test_a_stored_change_stores_the_new_state_document_and_event(
         locked = GameRepository(session).state(game.id, for_update=True)
         assert locked is not None and locked.state == game
         event = GameEvent("turn_order_set", {"turn_order": list(changed.turn_order)})
-        GameRepository(session).store_change(
-            changed, '{"v": 2}', "key-2", event, AT + timedelta(seconds=1), write_tat_ms=7
+        assert GameRepository(session).store_change(
+            changed,
+            '{"v": 2}',
+            "key-2",
+            event,
+            AT + timedelta(seconds=1),
+            read_version=game.version,
+            write_tat_ms=7,
         )
     with migrated_database.transaction(write=False) as session:
         repository = GameRepository(session)
@@ -64,6 +70,25 @@ def test_a_stored_change_stores_the_new_state_document_and_event(
         "key-2",
     )
     assert version is not None and version.version == changed.version
+
+
+def test_a_change_is_stored_only_if_the_game_is_still_at_the_version_it_read(
+    migrated_database: Database, make_game: GameFactory
+) -> None:
+    game = make_game()
+    store(migrated_database, game)
+    first = replace(game, version=game.version + 1, turn_order=tuple(reversed(game.turn_order)))
+    late = replace(game, version=game.version + 1)  # computed from the same version, later
+    with migrated_database.transaction(write=True) as session:
+        assert store_as_changed(GameRepository(session), first, '{"first": 1}')
+    with migrated_database.transaction(write=True) as session:
+        assert not store_as_changed(GameRepository(session), late, '{"late": 1}')
+    with migrated_database.transaction(write=False) as session:
+        stored = GameRepository(session).document(game.id)
+        logged = EventRepository(session).list_after(game.id, game.version, 10)
+    assert stored is not None
+    assert (stored.version, stored.document) == (first.version, '{"first": 1}')
+    assert [e.seq for e in logged] == [first.version]  # one event: the late change logged none
 
 
 def test_a_document_is_refreshed_only_for_the_version_it_was_rendered_from(

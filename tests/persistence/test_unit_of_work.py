@@ -65,7 +65,7 @@ def _increment_concurrently(
                     stored = repository.state(game_id, for_update=True)
                     assert stored is not None
                     bumped = replace(stored.state, version=stored.state.version + 1)
-                    store_as_changed(repository, bumped)
+                    assert store_as_changed(repository, bumped)
         except BaseException as exc:  # reported to the test thread
             errors.append(exc)
 
@@ -125,7 +125,8 @@ def test_readers_are_not_blocked_by_a_writer(database_url: str, make_game: GameF
             repository = GameRepository(writer)
             loaded = repository.state(game.id, for_update=True)
             assert loaded is not None
-            store_as_changed(repository, replace(loaded.state, version=99))
+            changed = replace(loaded.state, version=99)
+            assert store_as_changed(repository, changed, read_version=loaded.state.version)
             # The write lock is held: a reader still sees the last committed version.
             with database.transaction(write=False) as reader:
                 seen = reader.scalar(select(Game.version).where(Game.id == game.id))

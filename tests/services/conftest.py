@@ -38,14 +38,17 @@ class Created:
     players: dict[str, str]
 
 
+def wire(db: Database) -> UseCases:
+    """The use cases on ``db``, as the app factory wires them."""
+    idempotency = Idempotency(db, timedelta(hours=24))
+    transactions = GameTransactions(db, GameDocuments(CATALOGUE), max_events=MAX_EVENTS)
+    games = GameService(transactions, idempotency, CATALOGUE, Calculations(CATALOGUE))
+    return UseCases(db, transactions, games, ReportService(transactions, idempotency))
+
+
 @pytest.fixture
 def use_cases(migrated_database: Database) -> Iterator[UseCases]:
-    idempotency = Idempotency(migrated_database, timedelta(hours=24))
-    transactions = GameTransactions(
-        migrated_database, GameDocuments(CATALOGUE), max_events=MAX_EVENTS
-    )
-    games = GameService(transactions, idempotency, CATALOGUE, Calculations(CATALOGUE))
-    yield UseCases(migrated_database, transactions, games, ReportService(transactions, idempotency))
+    yield wire(migrated_database)
 
 
 def new_game(*names: str, players_enter_faith: bool = False) -> NewGame:
