@@ -377,7 +377,7 @@ class OutageLoad:
                 url = f"{game.url}/reports/{self.rng.randint(1, 3)}/resolution"
                 body = {"default_choice": "support"}
                 if self.rng.random() < 0.7:
-                    headers["Idempotency-Key"] = f"outage-{self.rng.getrandbits(64):x}"
+                    headers["Idempotency-Key"] = f"outage-{self.rng.getrandbits(128):032x}"
             elif roll < 0.6:
                 op, method = "faith", "PUT"
                 url, body = f"{game.url}/players/{pid}/faith", {"faith": self.rng.randint(0, 9)}
