@@ -15,12 +15,13 @@ from typing import Any, cast
 from sqlalchemy import (
     CursorResult,
     Insert,
+    String,
     Table,
+    bindparam,
     case,
     delete,
     func,
     insert,
-    literal,
     select,
     update,
 )
@@ -34,6 +35,62 @@ GAMES = cast(Table, Game.__table__)
 EVENTS = cast(Table, Event.__table__)
 KEYS = cast(Table, IdempotencyKey.__table__)
 LIMITS = cast(Table, CreationLimit.__table__)
+
+# The statements of every read and change of a game are built once, their values bound
+# per call: SQLAlchemy coerces each clause of a new statement object and computes its
+# cache key again, which cost a change more than its two round trips on loopback
+# (bench/RESULTS.md).
+_GAME_STATE = select(
+    GAMES.c.version,
+    GAMES.c.state,
+    GAMES.c.host_token_hash,
+    GAMES.c.player_token_hashes,
+    GAMES.c.write_tat_ms,
+).where(GAMES.c.id == bindparam("game_id"))
+_GAME_STATE_LOCKED = _GAME_STATE.with_for_update()
+_GAME_DOCUMENT = select(
+    GAMES.c.version,
+    GAMES.c.document,
+    GAMES.c.document_key,
+    GAMES.c.host_token_hash,
+    GAMES.c.player_token_hashes,
+).where(GAMES.c.id == bindparam("game_id"))
+_GAME_VERSION = select(GAMES.c.version, GAMES.c.host_token_hash, GAMES.c.player_token_hashes).where(
+    GAMES.c.id == bindparam("game_id")
+)
+# A change: the row rewritten only if the game is still at the version the change read.
+_GAME_CHANGE = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("read_version"))
+    .values(
+        {
+            column: bindparam(f"new_{column}", type_=GAMES.c[column].type)
+            for column in (
+                "version",
+                "state",
+                "document",
+                "document_key",
+                "updated_at",
+                "write_tat_ms",
+            )
+        }
+    )
+)
+_EVENT_COLUMNS = ("seq", "type", "data", "at")
+_EVENT_VALUES = [bindparam(f"event_{c}", type_=EVENTS.c[c].type) for c in _EVENT_COLUMNS]
+_EVENT_APPEND = insert(EVENTS).values(
+    dict(zip(("game_id", *_EVENT_COLUMNS), (bindparam("event_game"), *_EVENT_VALUES), strict=True))
+)
+# PostgreSQL: the change in one statement (see store_change); its one row says it stored.
+_CHANGED = _GAME_CHANGE.returning(GAMES.c.id).cte("changed_game")
+_LOGGED = insert(EVENTS).from_select(
+    ["game_id", *_EVENT_COLUMNS], select(_CHANGED.c.id, *_EVENT_VALUES)
+)
+_NOTIFY = func.pg_notify(bindparam("channel", type_=String), bindparam("payload", type_=String))
+_STORE_CHANGE = {
+    announce: select(column).select_from(_CHANGED).add_cte(_LOGGED.cte("logged_event"))
+    for announce, column in ((True, _NOTIFY), (False, _CHANGED.c.id))
+}
 
 
 def _dialect_insert(session: Session) -> Any:
@@ -135,16 +192,8 @@ class GameRepository:
     def state(self, game_id: str, *, for_update: bool = False) -> StoredGame | None:
         """The game's state; ``for_update`` locks its row until the transaction ends
         (PostgreSQL; on SQLite a write transaction already holds the database's lock)."""
-        statement = select(
-            GAMES.c.version,
-            GAMES.c.state,
-            GAMES.c.host_token_hash,
-            GAMES.c.player_token_hashes,
-            GAMES.c.write_tat_ms,
-        ).where(GAMES.c.id == game_id)
-        if for_update:
-            statement = statement.with_for_update()
-        row = self.session.execute(statement).one_or_none()
+        statement = _GAME_STATE_LOCKED if for_update else _GAME_STATE
+        row = self.session.execute(statement, {"game_id": game_id}).one_or_none()
         if row is None:
             return None
         return StoredGame(
@@ -152,25 +201,13 @@ class GameRepository:
         )
 
     def document(self, game_id: str) -> StoredDocument | None:
-        row = self.session.execute(
-            select(
-                GAMES.c.version,
-                GAMES.c.document,
-                GAMES.c.document_key,
-                GAMES.c.host_token_hash,
-                GAMES.c.player_token_hashes,
-            ).where(GAMES.c.id == game_id)
-        ).one_or_none()
+        row = self.session.execute(_GAME_DOCUMENT, {"game_id": game_id}).one_or_none()
         if row is None:
             return None
         return StoredDocument(row.version, row.document, row.document_key, _credentials(row))
 
     def version(self, game_id: str) -> StoredVersion | None:
-        row = self.session.execute(
-            select(GAMES.c.version, GAMES.c.host_token_hash, GAMES.c.player_token_hashes).where(
-                GAMES.c.id == game_id
-            )
-        ).one_or_none()
+        row = self.session.execute(_GAME_VERSION, {"game_id": game_id}).one_or_none()
         return None if row is None else StoredVersion(row.version, _credentials(row))
 
     def store_change(
@@ -197,42 +234,30 @@ class GameRepository:
         a change costs there (bench/RESULTS.md). SQLite has no round trips to save.
         """
         values: dict[str, Any] = {
-            "version": game.version,
-            "state": state_data(game),
-            "document": document,
-            "document_key": document_key,
-            "updated_at": at,
-            "write_tat_ms": write_tat_ms,
+            "game_id": game.id,
+            "read_version": read_version,
+            "new_version": game.version,
+            "new_state": state_data(game),
+            "new_document": document,
+            "new_document_key": document_key,
+            "new_updated_at": at,
+            "new_write_tat_ms": write_tat_ms,
+            "event_game": game.id,
+            "event_seq": game.version,
+            "event_type": event.type,
+            "event_data": dict(event.data),
+            "event_at": at,
         }
-        game_update = (
-            update(GAMES)
-            .where(GAMES.c.id == game.id, GAMES.c.version == read_version)
-            .values(values)
-        )
         if self.session.get_bind().dialect.name != "postgresql":
-            result = self.session.execute(game_update)
+            result = self.session.execute(_GAME_CHANGE, values)
             assert isinstance(result, CursorResult)
             if result.rowcount != 1:
                 return False
-            self.session.execute(_event_insert(game.id, game.version, event, at))
+            self.session.execute(_EVENT_APPEND, values)
             return True
-        changed = game_update.returning(GAMES.c.id).cte("changed_game")
-        logged = insert(EVENTS).from_select(
-            ["game_id", "seq", "type", "data", "at"],
-            select(
-                changed.c.id,
-                literal(game.version, EVENTS.c.seq.type),
-                literal(event.type, EVENTS.c.type.type),
-                literal(dict(event.data), EVENTS.c.data.type),
-                literal(at, EVENTS.c.at.type),
-            ),
-        )
-        announce = (
-            func.pg_notify(notify.channel, notify.payload) if notify is not None else literal(None)
-        )
-        stored = self.session.execute(
-            select(announce).select_from(changed).add_cte(logged.cte("logged_event"))
-        )
+        if notify is not None:
+            values |= {"channel": notify.channel, "payload": notify.payload}
+        stored = self.session.execute(_STORE_CHANGE[notify is not None], values)
         return stored.first() is not None
 
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
