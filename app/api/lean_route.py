@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_type_hints
 
 import fastapi.routing
 from fastapi import Request, Response
@@ -107,6 +107,15 @@ class _Dependency:
         return cls(dependant.name, call, _Reads.of(dependant, where))
 
 
+def _returns_a_response(endpoint: Callable[..., Any]) -> bool:
+    """Whether ``endpoint`` says it returns a ``Response``: a LeanRoute serialises nothing."""
+    try:
+        returns = get_type_hints(endpoint).get("return")
+    except (NameError, TypeError):  # an annotation that names what it cannot see
+        return False
+    return isinstance(returns, type) and issubclass(returns, Response)
+
+
 def _is_coroutine_function(call: Callable[..., Any]) -> bool:
     dunder_call = getattr(call, "__call__", None)  # noqa: B004 (an instance's method)
     return inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(dunder_call)
@@ -135,6 +144,8 @@ class LeanRoute(StrictJSONRoute):
         endpoint = dependant.call
         if endpoint is None:
             raise TypeError(f"{where}: no endpoint")
+        if not _returns_a_response(endpoint):
+            raise TypeError(f"{where}: a LeanRoute's endpoint is annotated to return a Response")
         reads = _Reads.of(dependant, where)
         names = [d.call for d in dependant.dependencies]
         if len(set(names)) != len(names):
@@ -183,7 +194,7 @@ class LeanRoute(StrictJSONRoute):
                 response = await endpoint(**values)
             else:
                 response = await run_in_threadpool(endpoint, **values)
-            if not isinstance(response, Response):
+            if not isinstance(response, Response):  # its annotation said otherwise
                 raise TypeError(f"{where}: a LeanRoute's endpoint returns a Response")
             return response
 

@@ -207,12 +207,23 @@ async def test_a_dependency_added_where_the_router_is_included_is_seen_and_refus
             await c.post("/v1/calc", json={"name": "a", "counts": [{}]})
 
 
-async def test_an_endpoint_that_returns_no_response_is_a_programming_error() -> None:
-    async def returns_data() -> dict[str, int]:
-        return {"a": 1}
+async def returns_data() -> dict[str, int]:
+    return {"a": 1}
 
+
+async def says_response_returns_data() -> Response:
+    return {"a": 1}  # type: ignore[return-value]
+
+
+def test_an_endpoint_not_annotated_to_return_a_response_is_refused_when_built() -> None:
     router = APIRouter(route_class=LeanRoute)
-    router.get("/data")(returns_data)
+    with pytest.raises(TypeError, match="annotated to return a Response"):
+        router.get("/data")(returns_data)
+
+
+async def test_an_endpoint_that_returns_no_response_after_all_is_a_programming_error() -> None:
+    router = APIRouter(route_class=LeanRoute)
+    router.get("/data")(says_response_returns_data)
     app = FastAPI()
     app.include_router(router)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=True)
