@@ -323,7 +323,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers")
     parser.add_argument("--games", type=int, default=1000, help="games for get/put scenarios")
     parser.add_argument(
-        "--resolve-games", type=int, default=4000, help="fresh games per resolve-report cell"
+        "--resolve-games", type=int, default=12000, help="fresh games per resolve-report cell"
     )
     parser.add_argument("--rows", type=int, default=10000, help="rows of the write ceiling")
     parser.add_argument("--log-level", default="info", help="LOG_LEVEL of the server")

@@ -5,15 +5,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import Response
+from fastapi.routing import APIRoute
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
 from app.api.deps import ServiceHealth
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
+from app.api.router import LeanRouter
 
-router = APIRouter(tags=["operations"])
+# FastAPI's own route class: these endpoints return models for FastAPI to serialise.
+router = LeanRouter(tags=["operations"], route_class=APIRoute)
 
 
 class Health(BaseModel):

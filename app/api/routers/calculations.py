@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 
 from app.api.deps import calculations_of
-from app.api.lean_route import LeanRoute
 from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
 from app.api.responses import JSONDocumentResponse, JSONModelResponse
+from app.api.router import LeanRouter
 from app.api.schemas.calculations import (
     ActionValueCalculation,
     ActionValueResult,
@@ -22,7 +22,7 @@ from app.api.schemas.calculations import (
     VaticanReportResult,
 )
 
-router = APIRouter(prefix="/v1/calculations", tags=["calculations"], route_class=LeanRoute)
+router = LeanRouter(prefix="/v1/calculations", tags=["calculations"])
 INPUT_PROBLEMS = problem_responses("validation-error", "unsupported-media-type")
 
 

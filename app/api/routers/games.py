@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.api.client_address import ClientAddress
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
-from app.api.lean_route import LeanRoute
 from app.api.presenters import gains_read
 from app.api.problems import problem_responses
 from app.api.responses import (
@@ -20,6 +19,7 @@ from app.api.responses import (
     replayable,
     versioned,
 )
+from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.calculations import (
     FinalScoresResult,
@@ -44,7 +44,7 @@ from app.api.schemas.games import (
 )
 from app.services.idempotency import request_fingerprint
 
-router = APIRouter(prefix="/v1/games", tags=["games"], route_class=LeanRoute)
+router = LeanRouter(prefix="/v1/games", tags=["games"])
 
 READ_PROBLEMS = ("bad-request", "unauthorized", "not-found", "service-unavailable")
 CHANGE_PROBLEMS = (

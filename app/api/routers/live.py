@@ -6,22 +6,22 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import Header, Query, Request
 from prometheus_client import Gauge
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import Token
-from app.api.lean_route import LeanRoute
 from app.api.problems import problem_responses
+from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.games import EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
 from app.settings import Settings
 
-router = APIRouter(prefix="/v1/games", tags=["games"], route_class=LeanRoute)
+router = LeanRouter(prefix="/v1/games", tags=["games"])
 
 EVENT_STREAM = "text/event-stream"
 _MAX_SEQ = 2**31 - 1

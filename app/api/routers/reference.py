@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import Query, Response
 
 from app.api.deps import TileCatalogue
-from app.api.lean_route import LeanRoute
 from app.api.problems import problem_responses
 from app.api.responses import JSONModelResponse, raw_json_response
+from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.reference import (
     FaithStep,
@@ -25,7 +25,7 @@ from app.domain.errors import NotFound, UnknownExpansion
 from app.domain.faith import FAITH_VICTORY_POINTS, MAX_FAITH, PERIODS
 from app.services.tokens import new_seed
 
-router = APIRouter(prefix="/v1", tags=["reference"], route_class=LeanRoute)
+router = LeanRouter(prefix="/v1", tags=["reference"])
 CACHEABLE = {"Cache-Control": "public, max-age=3600"}
 
 # The faith track never changes: serialise it once, at import.

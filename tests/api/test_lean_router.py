@@ -1,0 +1,113 @@
+"""LeanRouter routes every request where APIRouter would: the same routers, the same
+paths and methods, the same answers (404, 405 with its Allow, slash redirects included)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import APIRouter, FastAPI, Response
+from fastapi.routing import APIRoute
+
+from app.api.router import LeanRouter
+
+
+async def answer(name: str) -> Response:
+    return Response(name, media_type="text/plain")
+
+
+def _app(router_class: type[APIRouter]) -> FastAPI:
+    """Routers like the service's: one without a prefix, overlapping prefixes, a prefix
+    with a parameter, and a route of the app after them."""
+    app = FastAPI()
+    ops = router_class(route_class=APIRoute)
+    v1 = router_class(prefix="/v1", route_class=APIRoute)
+    games = router_class(prefix="/v1/games", route_class=APIRoute)
+    reports = router_class(prefix="/v1/games/{game_id}/reports", route_class=APIRoute)
+
+    async def healthz() -> Response:
+        return await answer("healthz")
+
+    async def faith_track() -> Response:
+        return await answer("faith-track")
+
+    async def create() -> Response:
+        return await answer("create")
+
+    async def game(game_id: str) -> Response:
+        return await answer(f"game {game_id}")
+
+    async def events(game_id: str) -> Response:
+        return await answer(f"events {game_id}")
+
+    async def report(game_id: str, period: int) -> Response:
+        return await answer(f"report {game_id} {period}")
+
+    async def slash() -> Response:
+        return await answer("slash")
+
+    ops.get("/healthz")(healthz)
+    v1.get("/faith-track")(faith_track)
+    v1.get("/slashed/")(slash)
+    games.post("")(create)
+    games.get("/{game_id}")(game)
+    games.get("/{game_id}/events")(events)
+    reports.get("/{period}")(report)
+    for router in (ops, v1, games, reports):
+        app.include_router(router)
+
+    @app.get("/after")
+    async def after() -> Response:
+        return await answer("after")
+
+    return app
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
+    lean = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=_app(LeanRouter)), base_url="http://t"
+    )
+    full = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=_app(APIRouter)), base_url="http://t"
+    )
+    async with lean, full:
+        yield lean, full
+
+
+REQUESTS = [
+    ("GET", "/healthz"),
+    ("GET", "/healthz/"),
+    ("GET", "/v1/faith-track"),
+    ("POST", "/v1/faith-track"),
+    ("GET", "/v1/slashed"),
+    ("POST", "/v1/games"),
+    ("GET", "/v1/games"),
+    ("GET", "/v1/games/"),
+    ("GET", "/v1/games/abc"),
+    ("DELETE", "/v1/games/abc"),
+    ("GET", "/v1/games/abc/events"),
+    ("GET", "/v1/games/abc/reports/2"),
+    ("GET", "/v1/games/abc/reports/x"),
+    ("GET", "/v1/games/abc/reports/"),
+    ("GET", "/v1"),
+    ("GET", "/v2/games/abc"),
+    ("GET", "/after"),
+    ("GET", "/"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), REQUESTS)
+async def test_a_request_is_routed_as_apirouter_routes_it(
+    clients: tuple[httpx.AsyncClient, httpx.AsyncClient], method: str, path: str
+) -> None:
+    lean, full = clients
+    a = await lean.request(method, path)
+    b = await full.request(method, path)
+    assert (a.status_code, a.text, a.headers.get("allow"), a.headers.get("location")) == (
+        b.status_code,
+        b.text,
+        b.headers.get("allow"),
+        b.headers.get("location"),
+    )
