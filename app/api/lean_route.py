@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any, get_type_hints
 
 import fastapi.routing
-from fastapi import Request, Response
+from fastapi import Request, Response, params
+from fastapi._compat import ModelField
 from fastapi.concurrency import run_in_threadpool
 from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
@@ -41,6 +42,12 @@ class _Reads:
     """What one callable (a dependency or the endpoint) takes from a request."""
 
     dependant: Dependant
+    # Parameters read as the request has them (see _as_found): (name, key) pairs.
+    path_as_found: tuple[tuple[str, str], ...]
+    headers_as_found: tuple[tuple[str, str], ...]
+    # The others, read by FastAPI's request_params_to_args.
+    path_params: list[ModelField]
+    header_params: list[ModelField]
 
     @classmethod
     def of(cls, dependant: Dependant, where: str) -> _Reads:
@@ -55,24 +62,66 @@ class _Reads:
         taken = [what for what, value in unsupported.items() if value]
         if taken:
             raise TypeError(f"{where}: a LeanRoute takes no {', '.join(taken)}")
-        return cls(dependant)
+        path_found, path_params = _split(dependant.path_params)
+        headers_found, header_params = _split(dependant.header_params)
+        return cls(dependant, path_found, headers_found, path_params, header_params)
 
     def values(self, request: Request) -> tuple[dict[str, Any], list[Any]]:
         """Its path, query and header values and the request, with their errors."""
         dependant = self.dependant
         values: dict[str, Any] = {}
         errors: list[Any] = []
+        if self.path_as_found:
+            path = request.path_params
+            for name, key in self.path_as_found:
+                values[name] = path[key]
+        if self.headers_as_found:
+            headers = request.headers
+            for name, key in self.headers_as_found:
+                values[name] = headers.get(key)
         # Each source is read only when asked for: request.query_params parses the query.
-        if dependant.path_params:
-            errors += _read(values, dependant.path_params, request.path_params)
+        if self.path_params:
+            errors += _read(values, self.path_params, request.path_params)
         if dependant.query_params:
             errors += _read(values, dependant.query_params, request.query_params)
-        if dependant.header_params:
-            errors += _read(values, dependant.header_params, request.headers)
-        for name in (dependant.http_connection_param_name, dependant.request_param_name):
-            if name:
-                values[name] = request
+        if self.header_params:
+            errors += _read(values, self.header_params, request.headers)
+        for takes_request in (dependant.http_connection_param_name, dependant.request_param_name):
+            if takes_request:
+                values[takes_request] = request
         return values, errors
+
+
+def _split(fields: list[ModelField]) -> tuple[tuple[tuple[str, str], ...], list[ModelField]]:
+    """The parameters read as found, as (name, key) pairs, and the others."""
+    found, others = [], []
+    for field in fields:
+        key = _as_found(field)
+        if key is None:
+            others.append(field)
+        else:
+            found.append((field.name, key))
+    return tuple(found), others
+
+
+def _as_found(field: ModelField) -> str | None:
+    """The key of a parameter FastAPI hands over exactly as the request has it, if it is
+    one: a path parameter declared ``str``, or a header declared ``str | None = None``
+    under an explicit alias, with no constraint. Read directly, it costs a dictionary
+    look-up instead of FastAPI's alias resolution and a validation that cannot fail."""
+    info = field.field_info
+    if info.metadata or info.validation_alias not in (None, info.alias):
+        return None
+    if isinstance(info, params.Path) and info.annotation is str:
+        return field.alias
+    if (
+        isinstance(info, params.Header)
+        and info.alias
+        and info.annotation == (str | None)
+        and info.default is None
+    ):
+        return info.alias
+    return None
 
 
 def _read(values: dict[str, Any], params: list[Any], source: Any) -> list[Any]:

@@ -131,6 +131,8 @@ READS: list[tuple[str, list[tuple[str, str]]]] = [
     ("/games/g1?page=2&page=3", [("X-Limit", "2"), ("X-Limit", "4")]),
     ("/games/g1", [("Authorization", "Bearer a"), ("Authorization", "Bearer b")]),  # 400
     ("/games/g1", [("If-None-Match", "*")]),
+    ("/games/g1", [("If-None-Match", '"1"'), ("If-None-Match", '"2"')]),  # the first counts
+    ("/games/%20", [("if-none-match", "")]),
 ]
 
 
