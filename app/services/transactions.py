@@ -28,6 +28,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from anyio import to_thread
+from prometheus_client import Counter
 from sqlalchemy.orm import Session
 
 from app.domain.errors import NotFound
@@ -86,6 +87,13 @@ RACE_ATTEMPTS = 4
 _unlocked_attempt: ContextVar[bool] = ContextVar("unlocked_attempt", default=False)
 
 
+LOST_RACES = Counter(
+    "game_change_reruns_total",
+    "Changes run again because another writer stored a change to their game first "
+    "(PostgreSQL; the fourth attempt locks the game).",
+)
+
+
 class LostRace(Exception):
     """Another writer stored a change to the game after this change read it."""
 
@@ -105,6 +113,7 @@ def reruns_lost_races(use_case: Callable[P, R]) -> Callable[P, R]:
             try:
                 return use_case(*args, **kwargs)
             except LostRace:
+                LOST_RACES.inc()
                 continue
             finally:
                 _unlocked_attempt.reset(unlocked)

@@ -12,7 +12,7 @@ import pytest
 from app.domain import game as rules
 from app.persistence.db import Database
 from app.persistence.repositories import EventRepository
-from app.services.transactions import RACE_ATTEMPTS, reruns_lost_races
+from app.services.transactions import LOST_RACES, RACE_ATTEMPTS, reruns_lost_races
 from tests.conftest import truncate_all
 from tests.services.conftest import UseCases, create, wire
 from tests.statements import count_statements
@@ -65,7 +65,9 @@ def test_a_change_overtaken_by_another_writer_runs_again_on_the_newer_game(
             change.apply(rules.set_faith(change.game, {"p1": seen[-1][1] + 1}))
         return change.game.version
 
+    reruns = LOST_RACES._value.get()
     assert add_one_to_p1() == 3
+    assert LOST_RACES._value.get() == reruns + 1  # game_change_reruns_total, on /metrics
     assert seen == [(1, 0), (2, 0)]  # the first attempt lost, the second read version 2
     with use_cases.db.transaction(write=False) as session:
         logged = EventRepository(session).list_after(game.id, 1, 10)
