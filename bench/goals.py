@@ -1,0 +1,77 @@
+"""The goals of "reads and writes at the limit of the stack", checked against runs of
+``bench/run.py --json``: one row per goal, every cell's ratio, met or not.
+
+    python bench/goals.py bench/out/run1.json bench/out/run2.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+# (goal, scenario, its ceiling, the least ratio)
+RATIO_GOALS = [
+    ("`GET` game >= 0.8 of `read-ceiling`", "get-game", "read-ceiling", 0.8),
+    ("conditional `GET` (304) >= 0.9 of it", "get-game-304", "read-ceiling", 0.9),
+    ("`PUT` faith >= 0.5 of `txn-ceiling`", "put-faith", "txn-ceiling", 0.5),
+    ("`PUT` decisions >= 0.5 of it", "put-decision", "txn-ceiling", 0.5),
+    ("resolve-report >= 0.35 of it", "resolve-report", "txn-ceiling", 0.35),
+    ("calc-gains >= 0.55 of `/healthz`", "calc-gains", "healthz", 0.55),
+    ("calc-final-scores >= 0.55 of it", "calc-final-scores", "healthz", 0.55),
+]
+STORED = ("get-game", "get-game-304", "put-faith", "put-decision", "resolve-report")
+DATABASES = ("sqlite", "postgres")
+
+
+def _rps(cell: dict) -> float:
+    return cell["result"]["requests"] / cell["result"]["duration_s"]
+
+
+def main(paths: list[Path]) -> None:
+    runs = [
+        {(c["db"], c["scenario"], c["connections"]): c for c in json.loads(p.read_text())["cells"]}
+        for p in paths
+    ]
+    print(f"Ratios as {' / '.join(f'run {i + 1}' for i in range(len(runs)))}.\n")
+    print("| goal | SQLite | PostgreSQL | met? |")
+    print("|---|---|---|---|")
+    for goal, scenario, ceiling, least in RATIO_GOALS:
+        texts, met, cells = [], 0, 0
+        for db in DATABASES:
+            parts = []
+            for conns in (1, 64):
+                ratios = [_rps(r[db, scenario, conns]) / _rps(r[db, ceiling, conns]) for r in runs]
+                met += sum(ratio >= least for ratio in ratios)
+                cells += len(ratios)
+                parts.append(f"c={conns} " + " / ".join(f"{ratio:.0%}" for ratio in ratios))
+            texts.append(", ".join(parts))
+        verdict = "yes" if met == cells else f"in {met} cells of {cells}" if met else "no"
+        print(f"| {goal} | {texts[0]} | {texts[1]} | {verdict} |")
+    rss = {
+        db: [c["rss_max_mib"] for r in runs for k, c in r.items() if k[0] == db] for db in DATABASES
+    }
+    worst = max(max(v) for v in rss.values())
+    print(
+        f"| one worker <= 100 MiB RSS under 64 connections | {min(rss['sqlite']):.1f}-"
+        f"{max(rss['sqlite']):.1f} MiB | {min(rss['postgres']):.1f}-{max(rss['postgres']):.1f}"
+        f" MiB | {'yes' if worst <= 100 else 'no'} |"
+    )
+    spreads = {
+        db: [
+            r[db, s, 64]["result"]["p99_ms"] / r[db, s, 64]["result"]["p50_ms"]
+            for r in runs
+            for s in STORED
+        ]
+        for db in DATABASES
+    }
+    worst = max(max(v) for v in spreads.values())
+    print(
+        f"| p99 <= 3x p50 at 64 connections, every stored route | {min(spreads['sqlite']):.1f}-"
+        f"{max(spreads['sqlite']):.1f} | {min(spreads['postgres']):.1f}-"
+        f"{max(spreads['postgres']):.1f} | {'yes' if worst <= 3 else 'no'} |"
+    )
+
+
+if __name__ == "__main__":
+    main([Path(p) for p in sys.argv[1:]])
