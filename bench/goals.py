@@ -46,7 +46,7 @@ def main(paths: list[Path]) -> None:
                 cells += len(ratios)
                 parts.append(f"c={conns} " + " / ".join(f"{ratio:.0%}" for ratio in ratios))
             texts.append(", ".join(parts))
-        verdict = "yes" if met == cells else f"in {met} cells of {cells}" if met else "no"
+        verdict = "yes" if met == cells else f"in {met} of {cells} cells" if met else "no"
         print(f"| {goal} | {texts[0]} | {texts[1]} | {verdict} |")
     rss = {
         db: [c["rss_max_mib"] for r in runs for k, c in r.items() if k[0] == db] for db in DATABASES
