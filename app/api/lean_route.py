@@ -8,8 +8,10 @@ parameters are path, query and header values, one JSON body, the request, and
 dependencies that read only those. :class:`LeanRoute` reads them with FastAPI's own
 functions (``request_params_to_args``, ``request_body_to_args``) in FastAPI's order, so
 the values and the errors, down to a 422's list, are the ones FastAPI would give
-(``tests/api/test_lean_route.py`` runs the same endpoints behind both). The OpenAPI
-document is unchanged: FastAPI still reads the endpoint's signature for it.
+(``tests/api/test_lean_route.py`` runs the same endpoints behind both). A ``str`` path
+parameter and a ``str | None`` header under an explicit alias, which FastAPI would hand
+over unchanged, are read directly. The OpenAPI document is unchanged: FastAPI still reads
+the endpoint's signature for it.
 
 What such a route cannot take is refused when the app is built (``TypeError``), and an
 app with ``dependency_overrides`` set gets FastAPI's own handler back.
@@ -20,11 +22,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 import fastapi.routing
 from fastapi import Request, Response, params
-from fastapi._compat import ModelField
 from fastapi.concurrency import run_in_threadpool
 from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
@@ -33,6 +34,9 @@ from fastapi.routing import APIRoute
 from pydantic_core import PydanticUndefined as Undefined
 
 from app.api.routing import StrictJSONRequest, StrictJSONRoute, check_media_type, read_body
+
+if TYPE_CHECKING:
+    from fastapi._compat import ModelField
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
