@@ -14,7 +14,6 @@ from typing import Any, cast
 
 from sqlalchemy import (
     CursorResult,
-    Insert,
     String,
     Table,
     bindparam,
@@ -153,10 +152,15 @@ class Notification:
     payload: str
 
 
-def _event_insert(game_id: str, seq: int, event: GameEvent, at: datetime) -> Insert:
-    return insert(EVENTS).values(
-        game_id=game_id, seq=seq, type=event.type, data=dict(event.data), at=at
-    )
+def _event_values(game_id: str, seq: int, event: GameEvent, at: datetime) -> dict[str, Any]:
+    """The values ``_EVENT_APPEND`` (and the change's statement on PostgreSQL) bind."""
+    return {
+        "event_game": game_id,
+        "event_seq": seq,
+        "event_type": event.type,
+        "event_data": dict(event.data),
+        "event_at": at,
+    }
 
 
 def _credentials(row: Any) -> Credentials:
@@ -242,11 +246,7 @@ class GameRepository:
             "new_document_key": document_key,
             "new_updated_at": at,
             "new_write_tat_ms": write_tat_ms,
-            "event_game": game.id,
-            "event_seq": game.version,
-            "event_type": event.type,
-            "event_data": dict(event.data),
-            "event_at": at,
+            **_event_values(game.id, game.version, event, at),
         }
         if self.session.get_bind().dialect.name != "postgresql":
             result = self.session.execute(_GAME_CHANGE, values)
@@ -297,7 +297,7 @@ class EventRepository:
         self.session = session
 
     def append(self, game_id: str, seq: int, event: GameEvent, at: datetime) -> None:
-        self.session.execute(_event_insert(game_id, seq, event, at))
+        self.session.execute(_EVENT_APPEND, _event_values(game_id, seq, event, at))
 
     def list_after(self, game_id: str, after: int, limit: int) -> list[LoggedEvent]:
         """Events of the game with ``seq > after``, oldest first, at most ``limit``."""
