@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.api.schemas.calculations import GainsResult
 from app.api.schemas.games import (
     DecisionRead,
     GameCreated,
@@ -133,10 +132,6 @@ def gains_document(result: domain_gains.GainsResult) -> dict[str, Any]:
         ],
         "total": result.total,
     }
-
-
-def gains_read(result: domain_gains.GainsResult) -> GainsResult:
-    return GainsResult.model_validate(gains_document(result))
 
 
 def final_scores_document(scores: Sequence[PlayerScore]) -> dict[str, Any]:

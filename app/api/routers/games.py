@@ -10,9 +10,10 @@ from fastapi.concurrency import run_in_threadpool
 from app.api.client_address import ClientAddress
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
-from app.api.presenters import gains_read
+from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
 from app.api.responses import (
+    JSONDocumentResponse,
     JSONModelResponse,
     etag,
     raw_json_response,
@@ -26,7 +27,6 @@ from app.api.schemas.calculations import (
     GainsResult,
     GameFinalScoresCalculation,
     PlayerGainsCalculation,
-    PlayerScoreRead,
 )
 from app.api.schemas.games import (
     EventList,
@@ -209,11 +209,12 @@ def set_turn_order(
 )
 def gain_adjustments(
     game_id: str, player_id: str, body: PlayerGainsCalculation, games: GameUseCases, token: Token
-) -> JSONModelResponse:
+) -> JSONDocumentResponse:
     """R-GAIN-*: the gains under the player's stored excommunications and leaders.
     Computes only; stores nothing."""
     gains = [g.to_domain() for g in body.gains]
-    return JSONModelResponse(gains_read(games.gain_adjustments(game_id, player_id, gains, token)))
+    result = games.gain_adjustments(game_id, player_id, gains, token)
+    return JSONDocumentResponse(gains_document(result))
 
 
 @router.post(
@@ -231,13 +232,11 @@ def gain_adjustments(
 )
 def game_final_scores(
     game_id: str, body: GameFinalScoresCalculation, games: GameUseCases, token: Token
-) -> JSONModelResponse:
+) -> JSONDocumentResponse:
     """R-END-*: final scores with each player's stored excommunications (so far, when
     called before the end). Every player listed once by id. Computes only."""
     scores = games.final_scores(game_id, [p.to_domain() for p in body.players], token)
-    return JSONModelResponse(
-        FinalScoresResult(players=[PlayerScoreRead.model_validate(s) for s in scores])
-    )
+    return JSONDocumentResponse(final_scores_document(scores))
 
 
 @router.get(
