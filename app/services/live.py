@@ -193,14 +193,20 @@ class LiveHub:
 
     def _heard(self, game_id: str, seq: int, event: LoggedEvent | None = None) -> None:
         channel = self._channels.get(game_id)
-        if channel is None or seq <= channel.target:
+        if channel is None:
             return
-        if event is not None and seq == channel.known + 1 and channel.reader is None:
-            # Committed here, and next in line: no need to read it back from the log.
-            channel.known = channel.target = seq
+        if event is not None and seq == channel.known + 1:
+            # Committed here, and next in line: no need to read it back from the log. The
+            # database's own notice of this commit may have come first (on PostgreSQL it
+            # is sent as the statement commits, before the session's commit hook runs): a
+            # read it started finds the event known and offers it to nobody again.
+            channel.known = seq
+            channel.target = max(channel.target, seq)
             deliveries = [Delivery(seq, self.render(event))]
             for subscription in list(channel.subscribers):
                 subscription.offer(deliveries)
+            return
+        if seq <= channel.target:
             return
         channel.target = seq
         if channel.reader is None:
@@ -220,9 +226,12 @@ class LiveHub:
                     # must start a read again.
                     channel.target = channel.known
                     break
-                channel.known = deliveries[-1].seq
-                for subscription in list(channel.subscribers):
-                    subscription.offer(deliveries)
+                # A commit of this process may have handed some over during the read.
+                fresh = [delivery for delivery in deliveries if delivery.seq > channel.known]
+                if fresh:
+                    channel.known = fresh[-1].seq
+                    for subscription in list(channel.subscribers):
+                        subscription.offer(fresh)
         finally:
             channel.reader = None
 

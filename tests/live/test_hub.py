@@ -14,6 +14,7 @@ from fastapi import FastAPI
 
 from app.api.schemas.games import EventRead
 from app.main import create_app
+from app.persistence.repositories import LoggedEvent
 from app.services.live import Delivery, LiveHub, Subscription
 from app.settings import Settings
 from tests.api.conftest import GameHandle
@@ -111,6 +112,59 @@ async def test_a_change_committed_here_reaches_followers_without_reading_the_log
         # The same bytes as if it had been read back from the log.
         assert delivery.frame == sse_frame_of(listed.json()["events"][0])
         hub.unsubscribe(subscription)
+
+
+async def test_a_change_committed_here_whose_notice_came_first_is_not_read_back(
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL the database's notice of a commit can reach the hub before the
+    session's commit hook hands it the event: the hub still delivers that event, once,
+    without reading the log. Here the notice is made to come first every time."""
+    hub: LiveHub = live_app.state.live_hub
+    reads = counting_reads(hub, monkeypatch)
+    heard = hub._heard
+
+    def notice_first(game_id: str, seq: int, event: LoggedEvent | None = None) -> None:
+        if event is not None:
+            heard(game_id, seq, None)
+        heard(game_id, seq, event)
+
+    monkeypatch.setattr(hub, "_heard", notice_first)
+    subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(3)]
+    await live_game.set_faith(p1=4)
+    await until(lambda: all(s._items for s in subscriptions))
+    await asyncio.sleep(0.2)  # time for a read, had one been started
+    assert reads == []
+    for subscription in subscriptions:
+        assert [delivery.seq for delivery in await subscription.next(0)] == [2]
+        hub.unsubscribe(subscription)
+
+
+async def test_a_change_committed_here_during_a_read_is_delivered_once(
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of the log started by a notice is still under way when this process's
+    commit hands the same event over: the read finds it known and offers it again to
+    nobody."""
+    hub: LiveHub = live_app.state.live_hub
+    read_log, reading, release = hub.read_log, asyncio.Event(), asyncio.Event()
+
+    async def held(game_id: str, after: int, limit: int) -> list[Delivery]:
+        reading.set()
+        await release.wait()
+        return await read_log(game_id, after, limit)
+
+    monkeypatch.setattr(hub, "read_log", held)
+    subscription = hub.subscribe(live_game.id, 1)
+    hub._heard(live_game.id, 2)  # a notice of seq 2, ahead of its commit
+    async with asyncio.timeout(PATIENCE):
+        await reading.wait()
+    await live_game.set_faith(p1=4)  # seq 2, committed here: handed over at once
+    await until(lambda: bool(subscription._items))
+    release.set()
+    await asyncio.sleep(0.3)  # the held read returns seq 2 again
+    assert [delivery.seq for delivery in await subscription.next(0)] == [2]
+    hub.unsubscribe(subscription)
 
 
 def sse_frame_of(listed: dict[str, Any]) -> bytes:
