@@ -18,6 +18,10 @@ class OrderPlayer:
     tiles: tuple[Tile, ...] = ()
     family_members: int = DEFAULT_FAMILY_MEMBERS
 
+    def with_tiles(self, tiles: tuple[Tile, ...]) -> OrderPlayer:
+        """The same player holding ``tiles`` (as :meth:`ScoringPlayer.with_tiles`)."""
+        return OrderPlayer(self.id, tiles, self.family_members)
+
 
 @dataclass(frozen=True, slots=True)
 class Placement:

@@ -4,7 +4,7 @@ tile ids are resolved against the catalogue here, then the rules are called."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from app.domain.actions import ActionRequest, ActionValue, action_value
@@ -83,9 +83,8 @@ class Calculations:
 
     def _with_tiles(self, players: Sequence[Holding[P]]) -> list[P]:
         return [
-            replace(
-                held.player,
-                tiles=self.tiles(held.excommunications, ("players", index, "excommunications")),
+            held.player.with_tiles(
+                self.tiles(held.excommunications, ("players", index, "excommunications"))
             )
             for index, held in enumerate(players)
         ]
