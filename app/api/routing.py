@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from email.message import Message
 from typing import Any
 
+import jiter
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -62,20 +63,38 @@ class StrictJSONRequest(Request):
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
-            body = await self.body()
-            try:
-                text = body.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise json.JSONDecodeError("the body is not UTF-8 text", "", exc.start) from None
-            if text.startswith("\ufeff"):  # as json.loads says, which _DECODER would not
-                raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-            try:
-                self._json = _DECODER.decode(text)
-            except _DuplicateKey as exc:
-                raise json.JSONDecodeError(
-                    f"the key {exc.args[0]!r} appears twice in one object", text, 0
-                ) from None
+            self._json = strict_loads(await self.body())
         return self._json
+
+
+def strict_loads(body: bytes) -> Any:
+    """The JSON value of ``body``: UTF-8, no repeated key, else a ``JSONDecodeError``.
+
+    jiter (pydantic's JSON parser) reads a well-formed body in about half the time of the
+    standard library and refuses everything the reading below refuses (and a few more: a
+    lone surrogate escape, nesting past 200 levels). Whatever it refuses is read again
+    below, so every answer, value or error, is the standard library's. Its cache of short
+    strings is bounded (some 16,000 entries of at most 64 characters).
+    """
+    try:
+        return jiter.from_json(body, catch_duplicate_keys=True)
+    except ValueError:
+        return _reference_loads(body)
+
+
+def _reference_loads(body: bytes) -> Any:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise json.JSONDecodeError("the body is not UTF-8 text", "", exc.start) from None
+    if text.startswith("\ufeff"):  # as json.loads says, which _DECODER would not
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    try:
+        return _DECODER.decode(text)
+    except _DuplicateKey as exc:
+        raise json.JSONDecodeError(
+            f"the key {exc.args[0]!r} appears twice in one object", text, 0
+        ) from None
 
 
 class StrictJSONRoute(APIRoute):

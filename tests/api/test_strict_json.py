@@ -1,0 +1,71 @@
+"""A JSON body is read by jiter when it can and by the standard library otherwise: every
+body gets the standard library's answer, value or error (``app/api/routing.py``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.api.routing import _reference_loads, strict_loads
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def outcome(read: Any, body: bytes) -> tuple[str, str]:
+    """What reading ``body`` gives, comparable: the value as JSON text, or the error."""
+    try:
+        return "value", json.dumps(read(body))
+    except json.JSONDecodeError as exc:
+        return "error", f"{exc.msg} at {exc.pos}"
+    except RecursionError:
+        return "error", "too deep"
+
+
+@settings(max_examples=400)
+@given(json_values, st.booleans())
+def test_a_well_formed_body_reads_as_the_standard_library_reads_it(
+    value: Any, ensure_ascii: bool
+) -> None:
+    body = json.dumps(value, ensure_ascii=ensure_ascii).encode()
+    assert outcome(strict_loads, body) == outcome(_reference_loads, body)
+
+
+@settings(max_examples=400)
+@given(json_values, st.data())
+def test_a_damaged_body_gets_the_standard_librarys_answer(value: Any, data: st.DataObject) -> None:
+    body = bytearray(json.dumps(value, ensure_ascii=False).encode())
+    at = data.draw(st.integers(0, len(body)))
+    damage = data.draw(st.sampled_from([b"", b",", b"}", b'"', b"\\", b"\x00", b"\xff", b"\t"]))
+    body[at : at + data.draw(st.integers(0, 2))] = damage
+    assert outcome(strict_loads, bytes(body)) == outcome(_reference_loads, bytes(body))
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b'{"a": 1, "a": 2}', ("error", "the key 'a' appears twice in one object at 0")),
+        (b'{"a": {"b": 1, "b": 1}}', ("error", "the key 'b' appears twice in one object at 0")),
+        (b'\xef\xbb\xbf{"a": 1}', ("error", "Unexpected UTF-8 BOM (decode using utf-8-sig) at 0")),
+        (b'{"a": "\xff"}', ("error", "the body is not UTF-8 text at 7")),
+        (b'"\\ud800"', ("value", '"\\ud800"')),  # jiter refuses a lone surrogate; json does not
+        (b"[" * 300 + b"]" * 300, ("value", "[" * 300 + "]" * 300)),  # past jiter's 200 levels
+        (b"NaN", ("value", "NaN")),
+    ],
+)
+def test_what_jiter_refuses_is_read_again(body: bytes, expected: tuple[str, str]) -> None:
+    assert outcome(strict_loads, body) == expected == outcome(_reference_loads, body)
