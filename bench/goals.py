@@ -28,6 +28,12 @@ def _rps(cell: dict) -> float:
     return cell["result"]["requests"] / cell["result"]["duration_s"]
 
 
+def _ratio(run: dict, db: str, scenario: str, ceiling: str, conns: int) -> float:
+    """To the ceiling interleaved with the cell (``--interleave``), else to its own row."""
+    cell = run[db, scenario, conns]
+    return _rps(cell) / (cell.get("ceiling_rps") or _rps(run[db, ceiling, conns]))
+
+
 def main(paths: list[Path]) -> None:
     runs = [
         {(c["db"], c["scenario"], c["connections"]): c for c in json.loads(p.read_text())["cells"]}
@@ -41,7 +47,7 @@ def main(paths: list[Path]) -> None:
         for db in DATABASES:
             parts = []
             for conns in (1, 64):
-                ratios = [_rps(r[db, scenario, conns]) / _rps(r[db, ceiling, conns]) for r in runs]
+                ratios = [_ratio(r, db, scenario, ceiling, conns) for r in runs]
                 met += sum(ratio >= least for ratio in ratios)
                 cells += len(ratios)
                 parts.append(f"c={conns} " + " / ".join(f"{ratio:.0%}" for ratio in ratios))

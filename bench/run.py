@@ -4,6 +4,7 @@
     python bench/run.py --quick              # 3 s per cell: a smoke run on a noisy machine
     python bench/run.py --db sqlite --connections 64 --scenarios healthz,get-game
     python bench/run.py --soak 120           # then 120 s of mixed traffic, sampling RSS
+    python bench/run.py --interleave 5       # each ratio against a ceiling run alongside
 
 Per database kind: a fresh database; bench/ceiling.py serves the service's own app (the
 one ``python -m app`` serves, same uvicorn options) with two ceiling routes added; games
@@ -11,6 +12,14 @@ seeded through the API; one wrk run per (scenario, connections) cell. Prints one
 cell, then the table with each cell's ratio to its ceiling measured in the same run:
 ``/healthz`` for calculations, ``read-ceiling`` (one indexed SELECT of a stored text) for
 reads of a game, ``txn-ceiling`` (one UPDATE transaction) for writes.
+
+``--interleave N`` measures each cell as N slices alternating with slices of its ceiling
+(same connections; the cell's ratio is then to that interleaved ceiling, not to the
+ceiling's own row): on a machine whose speed drifts or flips over seconds to minutes (a
+shared host), both sides of a ratio see the same machine. Cells take twice as long. The
+latencies of an interleaved cell are the median of its slices' p50 and the highest p99.
+resolve-report is never sliced (a new wrk run would start its pool of fresh games over):
+its ceiling runs once, just before it.
 """
 
 from __future__ import annotations
@@ -118,6 +127,8 @@ class Cell:
     result: WrkResult
     rss_max_mib: float
     note: str = ""
+    # With --interleave: its ceiling, measured in slices alternating with this cell's.
+    ceiling_rps: float | None = None
 
 
 # ---- seeding through the API --------------------------------------------------------------
@@ -183,21 +194,52 @@ def run_cell(
     pid: int,
     duration: float,
     files: dict[str, str],
+    interleave: int = 0,
 ) -> Cell:
-    args = [a.format(**files) for a in scenario.args]
+    def wrk(which: Scenario, seconds: float) -> WrkResult:
+        args = [a.format(**files) for a in which.args]
+        return run_wrk(base_url, which.script, args, connections, seconds)
+
+    ceiling = BY_NAME[scenario.ceiling]
+    ceiling_rps: float | None = None
     with RssSampler(pid) as rss:
-        result = run_wrk(base_url, scenario.script, args, connections, duration)
+        if not interleave or ceiling is scenario:
+            result = wrk(scenario, duration)
+        elif scenario.name == "resolve-report":
+            ceiling_rps = wrk(ceiling, duration).rps
+            result = wrk(scenario, duration)
+        else:
+            piece = duration / interleave
+            pairs = [(wrk(ceiling, piece), wrk(scenario, piece)) for _ in range(interleave)]
+            ceiling_rps = _merged([c for c, _ in pairs]).rps
+            result = _merged([r for _, r in pairs])
     note = ""
     if result.non2xx or result.socket_errors:
         note = f"{result.non2xx} non-2xx, {result.socket_errors} socket errors"
-    cell = Cell(db, scenario.name, connections, result, rss.max_total_mib(), note)
+    cell = Cell(db, scenario.name, connections, result, rss.max_total_mib(), note, ceiling_rps)
+    against = f"  ({result.rps / ceiling_rps:.0%} of {ceiling.name})" if ceiling_rps else ""
     print(
         f"  {db:8} {scenario.name:18} c={connections:<3} {result.rps:9.0f} req/s"
         f"  p50 {result.p50_ms:7.2f} ms  p99 {result.p99_ms:7.2f} ms"
-        f"  rss {cell.rss_max_mib:6.1f} MiB  {note}",
+        f"  rss {cell.rss_max_mib:6.1f} MiB{against}  {note}",
         flush=True,
     )
     return cell
+
+
+def _merged(slices: list[WrkResult]) -> WrkResult:
+    """One result of several runs: their requests over their time; the median p50 and the
+    highest p99 and max (percentiles of slices cannot be merged exactly)."""
+    p50s = sorted(r.p50_ms for r in slices)
+    return WrkResult(
+        requests=sum(r.requests for r in slices),
+        duration_s=sum(r.duration_s for r in slices),
+        p50_ms=p50s[len(p50s) // 2],
+        p99_ms=max(r.p99_ms for r in slices),
+        max_ms=max(r.max_ms for r in slices),
+        non2xx=sum(r.non2xx for r in slices),
+        socket_errors=sum(r.socket_errors for r in slices),
+    )
 
 
 def bench_database(db: str, args: argparse.Namespace, tmp: Path) -> tuple[list[Cell], dict]:
@@ -236,6 +278,7 @@ def bench_database(db: str, args: argparse.Namespace, tmp: Path) -> tuple[list[C
                         server.process.pid,
                         args.duration,
                         files,
+                        args.interleave,
                     )
                     if scenario.name == "resolve-report" and (
                         cell.result.requests >= args.resolve_games
@@ -298,7 +341,7 @@ def table(cells: list[Cell]) -> str:
     ]
     for c in cells:
         ceiling_name = BY_NAME[c.scenario].ceiling
-        ceiling = ceilings.get((c.db, ceiling_name, c.connections))
+        ceiling = c.ceiling_rps or ceilings.get((c.db, ceiling_name, c.connections))
         if c.scenario == ceiling_name:
             ratio = "(ceiling)"
         elif ceiling:
@@ -331,6 +374,12 @@ def main() -> None:
     parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER, help="admin URL")
     parser.add_argument("--quick", action="store_true", help="3 s cells, fewer games")
     parser.add_argument("--json", type=Path, help="also write the cells as JSON here")
+    parser.add_argument(
+        "--interleave",
+        type=int,
+        default=0,
+        help="measure each cell in N slices alternating with its ceiling (see above)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.duration = min(args.duration, 3.0)
