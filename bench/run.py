@@ -17,9 +17,12 @@ reads of a game, ``txn-ceiling`` (one UPDATE transaction) for writes.
 (same connections; the cell's ratio is then to that interleaved ceiling, not to the
 ceiling's own row): on a machine whose speed drifts or flips over seconds to minutes (a
 shared host), both sides of a ratio see the same machine. Cells take twice as long. The
-latencies of an interleaved cell are the median of its slices' p50 and the highest p99.
-resolve-report is never sliced (a new wrk run would start its pool of fresh games over):
-its ceiling runs once, just before it.
+latencies of a sliced cell are the median of its slices' p50 and the highest p99, and
+its p99 is not a steady-state one: every slice begins with all its connections opening
+at once, and at 64 connections those first requests are about 1% of a 2 s slice
+(``bench/goals.py`` reads p99 from unsliced cells only). resolve-report is never sliced
+(a new wrk run would start its pool of fresh games over): its ceiling runs once, just
+before it.
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ class Cell:
     note: str = ""
     # With --interleave: its ceiling, measured in slices alternating with this cell's.
     ceiling_rps: float | None = None
+    slices: int = 1  # wrk runs the cell's figures are merged from
 
 
 # ---- seeding through the API --------------------------------------------------------------
@@ -202,6 +206,7 @@ def run_cell(
 
     ceiling = BY_NAME[scenario.ceiling]
     ceiling_rps: float | None = None
+    slices = 1
     with RssSampler(pid) as rss:
         if not interleave or ceiling is scenario:
             result = wrk(scenario, duration)
@@ -213,10 +218,12 @@ def run_cell(
             pairs = [(wrk(ceiling, piece), wrk(scenario, piece)) for _ in range(interleave)]
             ceiling_rps = _merged([c for c, _ in pairs]).rps
             result = _merged([r for _, r in pairs])
+            slices = interleave
     note = ""
     if result.non2xx or result.socket_errors:
         note = f"{result.non2xx} non-2xx, {result.socket_errors} socket errors"
-    cell = Cell(db, scenario.name, connections, result, rss.max_total_mib(), note, ceiling_rps)
+    rss_mib = rss.max_total_mib()
+    cell = Cell(db, scenario.name, connections, result, rss_mib, note, ceiling_rps, slices)
     against = f"  ({result.rps / ceiling_rps:.0%} of {ceiling.name})" if ceiling_rps else ""
     print(
         f"  {db:8} {scenario.name:18} c={connections:<3} {result.rps:9.0f} req/s"
