@@ -1,5 +1,6 @@
-"""LeanRouter routes every request where APIRouter would: the same routers, the same
-paths and methods, the same answers (404, 405 with its Allow, slash redirects included)."""
+"""LeanRouter and LeanRoute route every request where APIRouter and APIRoute would: the
+same routers, the same paths and methods, the same answers (404, 405 with its Allow, slash
+redirects included)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from fastapi import APIRouter, FastAPI, Response
 from fastapi.routing import APIRoute
 
+from app.api.lean_route import LeanRoute
 from app.api.router import LeanRouter
 
 
@@ -17,14 +19,14 @@ async def answer(name: str) -> Response:
     return Response(name, media_type="text/plain")
 
 
-def _app(router_class: type[APIRouter]) -> FastAPI:
+def _app(router_class: type[APIRouter], route_class: type[APIRoute]) -> FastAPI:
     """Routers like the service's: one without a prefix, overlapping prefixes, a prefix
     with a parameter, and a route of the app after them."""
     app = FastAPI()
-    ops = router_class(route_class=APIRoute)
-    v1 = router_class(prefix="/v1", route_class=APIRoute)
-    games = router_class(prefix="/v1/games", route_class=APIRoute)
-    reports = router_class(prefix="/v1/games/{game_id}/reports", route_class=APIRoute)
+    ops = router_class(route_class=route_class)
+    v1 = router_class(prefix="/v1", route_class=route_class)
+    games = router_class(prefix="/v1/games", route_class=route_class)
+    reports = router_class(prefix="/v1/games/{game_id}/reports", route_class=route_class)
 
     async def healthz() -> Response:
         return await answer("healthz")
@@ -67,10 +69,10 @@ def _app(router_class: type[APIRouter]) -> FastAPI:
 @pytest.fixture
 async def clients() -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
     lean = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=_app(LeanRouter)), base_url="http://t"
+        transport=httpx.ASGITransport(app=_app(LeanRouter, LeanRoute)), base_url="http://t"
     )
     full = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=_app(APIRouter)), base_url="http://t"
+        transport=httpx.ASGITransport(app=_app(APIRouter, APIRoute)), base_url="http://t"
     )
     async with lean, full:
         yield lean, full
@@ -111,3 +113,51 @@ async def test_a_request_is_routed_as_apirouter_routes_it(
         b.headers.get("allow"),
         b.headers.get("location"),
     )
+
+
+def _prefixed_app(route_class: type[APIRoute]) -> FastAPI:
+    """Routes under an including router's prefix, behind a root path: where a LeanRoute's
+    literal part is not the start of the request's path."""
+    router = APIRouter(prefix="/games", route_class=route_class)
+
+    async def create() -> Response:
+        return await answer("create")
+
+    async def game(game_id: str) -> Response:
+        return await answer(f"game {game_id}")
+
+    async def events(game_id: str) -> Response:
+        return await answer(f"events {game_id}")
+
+    router.post("")(create)
+    router.get("/{game_id}")(game)
+    router.get("/{game_id}/events")(events)
+    app = FastAPI()
+    app.include_router(router, prefix="/v1")
+    return app
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/games",
+        "/api/v1/games",
+        "/v1/games/abc",
+        "/api/v1/games/abc/events",
+        "/v1/games/abc/events/",
+        "/games/abc",
+        "/api/games",
+        "/v1/gamesx",
+    ],
+)
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_a_lean_route_under_a_prefix_and_a_root_path_matches_as_apiroute(
+    method: str, path: str
+) -> None:
+    answers = []
+    for route_class in (LeanRoute, APIRoute):
+        transport = httpx.ASGITransport(app=_prefixed_app(route_class), root_path="/api")
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            r = await client.request(method, path)
+            answers.append((r.status_code, r.text, r.headers.get("allow")))
+    assert answers[0] == answers[1]
