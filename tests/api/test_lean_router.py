@@ -19,6 +19,40 @@ async def answer(name: str) -> Response:
     return Response(name, media_type="text/plain")
 
 
+async def healthz() -> Response:
+    return await answer("healthz")
+
+
+async def faith_track() -> Response:
+    return await answer("faith-track")
+
+
+async def create() -> Response:
+    return await answer("create")
+
+
+async def game(game_id: str) -> Response:
+    return await answer(f"game {game_id}")
+
+
+async def events(game_id: str) -> Response:
+    return await answer(f"events {game_id}")
+
+
+async def report(game_id: str, period: int) -> Response:
+    return await answer(f"report {game_id} {period}")
+
+
+async def slash() -> Response:
+    return await answer("slash")
+
+
+def _add_game_routes(games: APIRouter) -> None:
+    games.post("")(create)
+    games.get("/{game_id}")(game)
+    games.get("/{game_id}/events")(events)
+
+
 def _app(router_class: type[APIRouter], route_class: type[APIRoute]) -> FastAPI:
     """Routers like the service's: one without a prefix, overlapping prefixes, a prefix
     with a parameter, and a route of the app after them."""
@@ -27,34 +61,10 @@ def _app(router_class: type[APIRouter], route_class: type[APIRoute]) -> FastAPI:
     v1 = router_class(prefix="/v1", route_class=route_class)
     games = router_class(prefix="/v1/games", route_class=route_class)
     reports = router_class(prefix="/v1/games/{game_id}/reports", route_class=route_class)
-
-    async def healthz() -> Response:
-        return await answer("healthz")
-
-    async def faith_track() -> Response:
-        return await answer("faith-track")
-
-    async def create() -> Response:
-        return await answer("create")
-
-    async def game(game_id: str) -> Response:
-        return await answer(f"game {game_id}")
-
-    async def events(game_id: str) -> Response:
-        return await answer(f"events {game_id}")
-
-    async def report(game_id: str, period: int) -> Response:
-        return await answer(f"report {game_id} {period}")
-
-    async def slash() -> Response:
-        return await answer("slash")
-
     ops.get("/healthz")(healthz)
     v1.get("/faith-track")(faith_track)
     v1.get("/slashed/")(slash)
-    games.post("")(create)
-    games.get("/{game_id}")(game)
-    games.get("/{game_id}/events")(events)
+    _add_game_routes(games)
     reports.get("/{period}")(report)
     for router in (ops, v1, games, reports):
         app.include_router(router)
@@ -119,19 +129,7 @@ def _prefixed_app(route_class: type[APIRoute]) -> FastAPI:
     """Routes under an including router's prefix, behind a root path: where a LeanRoute's
     literal part is not the start of the request's path."""
     router = APIRouter(prefix="/games", route_class=route_class)
-
-    async def create() -> Response:
-        return await answer("create")
-
-    async def game(game_id: str) -> Response:
-        return await answer(f"game {game_id}")
-
-    async def events(game_id: str) -> Response:
-        return await answer(f"events {game_id}")
-
-    router.post("")(create)
-    router.get("/{game_id}")(game)
-    router.get("/{game_id}/events")(events)
+    _add_game_routes(router)
     app = FastAPI()
     app.include_router(router, prefix="/v1")
     return app
