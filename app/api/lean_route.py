@@ -176,6 +176,12 @@ def _is_coroutine_function(call: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(dunder_call)
 
 
+def literal_part(path: str) -> str:
+    """A route path up to its first parameter (``/v1/games/`` for ``/v1/games/{game_id}``):
+    every request path the route matches holds it."""
+    return path.split("{")[0]
+
+
 def _as_included(route: APIRoute) -> Any:
     """The route as its app includes it (the including routers' prefixes, dependencies
     and overrides): FastAPI builds an included route's handler again with that context in
@@ -194,10 +200,11 @@ class LeanRoute(StrictJSONRoute):
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(path, endpoint, **kwargs)
-        # A request path this route can match contains its literal part (up to the first
-        # parameter): only a prefix of an including router or a root path comes before
-        # it. A route without parameters is moreover the path's end.
-        self._literal, self._literal_only = path.split("{")[0], "{" not in path
+        # A request path this route can match contains its literal part: only a prefix of
+        # an including router or a root path comes before it. A route without parameters
+        # is moreover the path's end.
+        self._literal = literal_part(path)
+        self._literal_only = self._literal == path
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         # FastAPI tries a request on each route of the router in turn, twice: refusing here

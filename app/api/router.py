@@ -21,7 +21,7 @@ from fastapi import APIRouter
 from starlette.routing import Match
 from starlette.types import Scope
 
-from app.api.lean_route import LeanRoute
+from app.api.lean_route import LeanRoute, literal_part
 
 
 class LeanRouter(APIRouter):
@@ -35,9 +35,8 @@ class LeanRouter(APIRouter):
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if self._starts is None:  # the routes are all added once the app is built
-            self._starts = tuple(
-                {getattr(route, "path", "").split("{")[0] for route in self.routes}
-            )
+            paths = (getattr(route, "path", "") for route in self.routes)
+            self._starts = tuple({literal_part(path) for path in paths})
         # Behind a root_path the path to match is not scope["path"]: try every route.
         if not scope.get("root_path") and not scope["path"].startswith(self._starts):
             return Match.NONE, {}
