@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.api.routing import _reference_loads, strict_loads
+from bench.attacks import rss_mib
 
 json_values = st.recursive(
     st.none()
@@ -75,14 +76,9 @@ def test_what_jiter_refuses_is_read_again(body: bytes, expected: tuple[str, str]
 def test_the_parsers_string_cache_stays_bounded_whatever_clients_send() -> None:
     """jiter caches short strings across calls: 300,000 distinct ones (about 30 MiB were
     each kept) leave the process a few MiB larger at most (docs/scaling.md)."""
-
-    def rss_mib() -> float:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
     strict_loads(b'{"warm": "up"}')
-    before = rss_mib()
+    before = rss_mib(os.getpid())
     for n in range(150_000):
         key = f"{n:060d}"
         strict_loads(f'{{"{key}": "{key[::-1]}"}}'.encode())
-    assert rss_mib() - before < 12
+    assert rss_mib(os.getpid()) - before < 12
