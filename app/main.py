@@ -22,6 +22,7 @@ from app.api.openapi_doc import camel_case_operation_id, install_openapi
 from app.api.ops import router as ops_router
 from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
+from app.api.router import include_lean
 from app.api.routers import ROUTERS
 from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.table import install_table
@@ -197,7 +198,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(CorsHeaders, policy=cors)
     app.include_router(ops_router)
     for router in ROUTERS:
-        app.include_router(router)
+        include_lean(app, router)
     # After the API's routes: a request is matched against routes in order, and the docs
     # pages are the rarest.
     install_docs(app)

@@ -19,21 +19,22 @@ app with ``dependency_overrides`` set gets FastAPI's own handler back.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 import fastapi.routing
-from fastapi import Request, Response, params
+from fastapi import FastAPI, Request, Response, params
 from fastapi.concurrency import run_in_threadpool
 from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
 from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, request_response
 from pydantic_core import PydanticUndefined as Undefined
 from starlette.routing import Match
-from starlette.types import Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.routing import StrictJSONRequest, StrictJSONRoute, check_media_type, read_body
 
@@ -215,6 +216,22 @@ class LeanRoute(StrictJSONRoute):
             return Match.NONE, {}
         return super().matches(scope)
 
+    def served_by(self, app: FastAPI) -> LeanRoute:
+        """This route as one of ``app``'s own routes (``app.api.router.include_lean``).
+
+        The copy answers through its handler alone, without the wrapper FastAPI puts
+        around every route's handler: two exit stacks, for dependencies with ``yield``
+        (which a LeanRoute refuses), and an exception handler that finds the same
+        handlers as the app's ExceptionMiddleware around it. While the app has dependency
+        overrides, FastAPI's handler, wrapper and all, answers instead, as it would have.
+        """
+        if self.max_body_size is not None:
+            raise TypeError(f"{self.path} ({self.name}): the app bounds bodies, not a route")
+        route = copy.copy(self)
+        route.dependency_overrides_provider = app
+        route.app = _lean_app(route.get_route_handler(), app)
+        return route
+
     def get_route_handler(self) -> Handler:
         fastapi_handler = super().get_route_handler()
         route = _as_included(self)
@@ -239,7 +256,11 @@ class LeanRoute(StrictJSONRoute):
         async def lean_handler(request: Request) -> Response:
             if overrides is not None and getattr(overrides, "dependency_overrides", None):
                 return await fastapi_handler(request)
-            strict = StrictJSONRequest(request.scope, request.receive)
+            strict = (
+                request
+                if isinstance(request, StrictJSONRequest)
+                else StrictJSONRequest(request.scope, request.receive)
+            )
             body: Any = Undefined
             if body_field is not None:
                 check_media_type(request.headers.get("content-type"))
@@ -277,3 +298,17 @@ class LeanRoute(StrictJSONRoute):
             return response
 
         return lean_handler
+
+
+def _lean_app(handler: Handler, app: FastAPI) -> ASGIApp:
+    """The ASGI app of a route served by ``app`` (see :meth:`LeanRoute.served_by`)."""
+    wrapped = request_response(handler)
+
+    async def lean_app(scope: Scope, receive: Receive, send: Send) -> None:
+        if app.dependency_overrides:
+            await wrapped(scope, receive, send)
+            return
+        response = await handler(StrictJSONRequest(scope, receive, send))
+        await response(scope, receive, send)
+
+    return lean_app

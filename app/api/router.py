@@ -1,23 +1,28 @@
-"""A router that tries a request only on the routes whose literal start it begins with.
+"""Routers of lean routes, and how the app serves them.
 
-FastAPI tries a request on every route of every included router in turn (and the chosen
-router's routes twice: once to find it, once to handle), each try a regular-expression
-match behind several scope look-ups: a request to the fifth router paid for about twenty
-tries, as much as a calculation's validation. Each route's path is literal up to its first
-``{`` (``/v1/games/`` for ``/v1/games/{game_id}``), and a route can match (fully, or by
-path only, for a 405) only a path that starts with that literal part; so a router none of
-whose literal starts begins the path is skipped after a few ``startswith``, and what
-matches, in which order, is unchanged.
+``include_lean`` makes a router's routes the app's own: the app tries each of them once
+per request, and a LeanRoute refuses a path without its literal part in a few
+instructions. FastAPI's ``include_router`` instead walks an included router's routes
+twice per request (once to find the router, once to handle the request), saving and
+restoring scope entries around every try: for a request to the fifth route of the
+fourth router, with FastAPI's per-route wrapper, 9.7% of the instructions of a whole
+final-scores request (bench/RESULTS.md). The service's routers are served so
+(``app/main.py``); the operations router, of plain ``APIRoute``s, is included by FastAPI.
 
-The routers are included into the app without a prefix of their own (``app/main.py``):
-the paths of their routes are the paths the app serves.
+A ``LeanRouter`` that FastAPI includes (the operations router, tried before every other
+route) skips a request none of its routes could match. Each route's path is literal up to
+its first ``{`` (``/v1/games/`` for ``/v1/games/{game_id}``), and a route can match (fully,
+or by path only, for a 405) only a path that starts with that literal part; so a router
+none of whose literal starts begins the path is skipped after a few ``startswith``, and
+what matches, in which order, is unchanged. Such a router is included without a prefix of
+its own: the paths of its routes are the paths the app serves.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, FastAPI
 from starlette.routing import Match
 from starlette.types import Scope
 
@@ -41,3 +46,12 @@ class LeanRouter(APIRouter):
         if not scope.get("root_path") and not scope["path"].startswith(self._starts):
             return Match.NONE, {}
         return super().matches(scope)
+
+
+def include_lean(app: FastAPI, router: APIRouter) -> None:
+    """Serve ``router``'s :class:`LeanRoute` routes as ``app``'s own, at their paths
+    (the router's prefix is in them; no other prefix, dependency or response is added)."""
+    for route in router.routes:
+        if not isinstance(route, LeanRoute):
+            raise TypeError(f"{getattr(route, 'path', route)}: include_lean takes LeanRoutes")
+        app.router.routes.append(route.served_by(app))

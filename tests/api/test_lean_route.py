@@ -1,5 +1,7 @@
 """LeanRoute answers exactly as StrictJSONRoute (FastAPI's own request handler) would:
-the same endpoints behind each, the same requests, the same answers, errors included."""
+the same endpoints behind each, the same requests, the same answers, errors included,
+whether FastAPI includes its router or the app serves its routes as its own
+(``include_lean``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pydantic import Field
 from app.api.headers import IfNoneMatch, Token
 from app.api.lean_route import LeanRoute
 from app.api.problems import install_problem_handlers
+from app.api.router import include_lean
 from app.api.routing import StrictJSONRoute
 from app.api.schemas.base import Resources, StrictModel
 from app.domain.errors import InvalidInput
@@ -61,15 +64,22 @@ def change(game_id: str, body: Body, token: Token, seat: int) -> Response:
     return _echo(game_id=game_id, name=body.name, token=token, seat=seat)
 
 
+def _router(prefix: str, route_class: type[StrictJSONRoute]) -> APIRouter:
+    router = APIRouter(prefix=prefix, route_class=route_class)
+    router.post("/calc")(calculate)
+    router.get("/games/{game_id}")(read)
+    router.put("/games/{game_id}/seats/{seat}")(change)
+    return router
+
+
 def _app() -> FastAPI:
+    """The same endpoints under /lean (LeanRoute, included by FastAPI), /flat (LeanRoute,
+    the app's own routes) and /full (FastAPI's handler)."""
     app = FastAPI()
     install_problem_handlers(app)  # as the service's app: its 422s, 415s and 400s
-    for prefix, route_class in (("/lean", LeanRoute), ("/full", StrictJSONRoute)):
-        router = APIRouter(prefix=prefix, route_class=route_class)
-        router.post("/calc")(calculate)
-        router.get("/games/{game_id}")(read)
-        router.put("/games/{game_id}/seats/{seat}")(change)
-        app.include_router(router)
+    app.include_router(_router("/lean", LeanRoute))
+    include_lean(app, _router("/flat", LeanRoute))
+    app.include_router(_router("/full", StrictJSONRoute))
     return app
 
 
@@ -81,11 +91,12 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def _same_answer(client: httpx.AsyncClient, method: str, path: str, **kwargs: object) -> None:
-    lean = await client.request(method, "/lean" + path, **kwargs)  # type: ignore[arg-type]
     full = await client.request(method, "/full" + path, **kwargs)  # type: ignore[arg-type]
-    assert lean.status_code == full.status_code, lean.text
-    assert lean.headers == full.headers
-    assert lean.text == full.text.replace("/full/", "/lean/")
+    for prefix in ("/lean", "/flat"):
+        lean = await client.request(method, prefix + path, **kwargs)  # type: ignore[arg-type]
+        assert lean.status_code == full.status_code, lean.text
+        assert lean.headers == full.headers
+        assert lean.text == full.text.replace("/full/", f"{prefix}/")
 
 
 JSON = "application/json"
@@ -158,11 +169,26 @@ async def test_an_app_with_dependency_overrides_gets_fastapis_handler_back() -> 
     async def fixed_limit() -> int:
         return 7
 
-    app.dependency_overrides[limit] = fixed_limit
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        answer = await c.get("/lean/games/g1", headers={"X-Limit": "2"})
-    assert "('most', '7')" in answer.text
+        for prefix in ("/lean", "/flat"):
+            app.dependency_overrides[limit] = fixed_limit
+            answer = await c.get(f"{prefix}/games/g1", headers={"X-Limit": "2"})
+            assert "('most', '7')" in answer.text
+            app.dependency_overrides.clear()
+            answer = await c.get(f"{prefix}/games/g1", headers={"X-Limit": "2"})
+            assert "('most', '2')" in answer.text
+
+
+def test_include_lean_takes_lean_routes_without_a_body_limit_of_their_own() -> None:
+    plain = APIRouter()
+    plain.post("/calc")(calculate)
+    with pytest.raises(TypeError, match="takes LeanRoutes"):
+        include_lean(FastAPI(), plain)
+    bounded = APIRouter(route_class=LeanRoute)
+    bounded.post("/calc", max_body_size=10)(calculate)
+    with pytest.raises(TypeError, match="the app bounds bodies"):
+        include_lean(FastAPI(), bounded)
 
 
 async def nested(most: Annotated[int, Depends(limit)]) -> int:

@@ -1,9 +1,11 @@
-"""LeanRouter and LeanRoute route every request where APIRouter and APIRoute would: the
-same routers, the same paths and methods, the same answers (404, 405 with its Allow, slash
-redirects included)."""
+"""LeanRouter and LeanRoute route every request where APIRouter and APIRoute would, whether
+FastAPI includes the routers or the app serves their routes as its own (``include_lean``):
+the same routers, the same paths and methods, the same answers (404, 405 with its Allow,
+slash redirects included)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 
 import httpx
@@ -12,7 +14,7 @@ from fastapi import APIRouter, FastAPI, Response
 from fastapi.routing import APIRoute
 
 from app.api.lean_route import LeanRoute
-from app.api.router import LeanRouter
+from app.api.router import LeanRouter, include_lean
 
 
 async def answer(name: str) -> Response:
@@ -53,9 +55,10 @@ def _add_game_routes(games: APIRouter) -> None:
     games.get("/{game_id}/events")(events)
 
 
-def _app(router_class: type[APIRouter], route_class: type[APIRoute]) -> FastAPI:
+def _app(router_class: type[APIRouter], route_class: type[APIRoute], own: bool = False) -> FastAPI:
     """Routers like the service's: one without a prefix, overlapping prefixes, a prefix
-    with a parameter, and a route of the app after them."""
+    with a parameter, and a route of the app after them; with ``own``, the app serves
+    all but the first as its own routes, as the service does."""
     app = FastAPI()
     ops = router_class(route_class=route_class)
     v1 = router_class(prefix="/v1", route_class=route_class)
@@ -66,8 +69,12 @@ def _app(router_class: type[APIRouter], route_class: type[APIRoute]) -> FastAPI:
     v1.get("/slashed/")(slash)
     _add_game_routes(games)
     reports.get("/{period}")(report)
-    for router in (ops, v1, games, reports):
-        app.include_router(router)
+    app.include_router(ops)
+    for router in (v1, games, reports):
+        if own:
+            include_lean(app, router)
+        else:
+            app.include_router(router)
 
     @app.get("/after")
     async def after() -> Response:
@@ -77,15 +84,29 @@ def _app(router_class: type[APIRouter], route_class: type[APIRoute]) -> FastAPI:
 
 
 @pytest.fixture
-async def clients() -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
-    lean = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=_app(LeanRouter, LeanRoute)), base_url="http://t"
-    )
-    full = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=_app(APIRouter, APIRoute)), base_url="http://t"
-    )
-    async with lean, full:
-        yield lean, full
+async def clients() -> AsyncIterator[list[tuple[httpx.AsyncClient, str]]]:
+    """Clients of FastAPI's routing, of LeanRouters included, of LeanRoutes as the app's
+    own, and of those behind a root path, each with the root path of its requests."""
+    apps = [
+        (_app(APIRouter, APIRoute), ""),
+        (_app(LeanRouter, LeanRoute), ""),
+        (_app(LeanRouter, LeanRoute, own=True), ""),
+        (_app(APIRouter, APIRoute), "/api"),
+        (_app(LeanRouter, LeanRoute, own=True), "/api"),
+    ]
+    async with contextlib.AsyncExitStack() as stack:
+        yield [
+            (
+                await stack.enter_async_context(
+                    httpx.AsyncClient(
+                        transport=httpx.ASGITransport(app=app, root_path=root),
+                        base_url="http://t",
+                    )
+                ),
+                root,
+            )
+            for app, root in apps
+        ]
 
 
 REQUESTS = [
@@ -112,17 +133,16 @@ REQUESTS = [
 
 @pytest.mark.parametrize(("method", "path"), REQUESTS)
 async def test_a_request_is_routed_as_apirouter_routes_it(
-    clients: tuple[httpx.AsyncClient, httpx.AsyncClient], method: str, path: str
+    clients: list[tuple[httpx.AsyncClient, str]], method: str, path: str
 ) -> None:
-    lean, full = clients
-    a = await lean.request(method, path)
-    b = await full.request(method, path)
-    assert (a.status_code, a.text, a.headers.get("allow"), a.headers.get("location")) == (
-        b.status_code,
-        b.text,
-        b.headers.get("allow"),
-        b.headers.get("location"),
-    )
+    answers = []
+    for client, root in clients:
+        r = await client.request(method, root + path)
+        answers.append((r.status_code, r.text, r.headers.get("allow"), r.headers.get("location")))
+    full, lean, own, full_rooted, own_rooted = answers
+    assert lean == full
+    assert own == full
+    assert own_rooted == full_rooted
 
 
 def _prefixed_app(route_class: type[APIRoute]) -> FastAPI:
