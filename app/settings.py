@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     keepalive_timeout_seconds: float = Field(default=5.0, gt=0)
     # A request's line and headers must all arrive within this many seconds of its first byte.
     header_timeout_seconds: float = Field(default=10.0, gt=0)
+    # A request's body must all arrive within this many seconds of its headers, else 408.
+    body_timeout_seconds: float = Field(default=10.0, gt=0)
     # A client that reads no answer for this long (the send buffer stays full) is cut off.
     send_timeout_seconds: float = Field(default=30.0, gt=0)
     # Connections past this many are answered 503 service-unavailable and closed. Event

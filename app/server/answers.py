@@ -25,6 +25,7 @@ CONNECTION_LIMIT = "connection-limit"
 CONNECTION_FLOOD = "connection-flood"
 PIPELINE_LIMIT = "pipeline-limit"
 HEADER_TIMEOUT = "header-timeout"
+BODY_TIMEOUT = "body-timeout"
 SEND_TIMEOUT = "send-timeout"
 
 
@@ -40,18 +41,35 @@ def headers_too_large(
     max_header_bytes: int, max_headers: int, default_headers: list[tuple[bytes, bytes]]
 ) -> bytes:
     """A complete HTTP/1.1 431 response that closes the connection."""
+    return _closing_answer(
+        b"431 Request Header Fields Too Large",
+        "request-header-fields-too-large",
+        f"The request line and headers may take at most {max_header_bytes} bytes "
+        f"in at most {max_headers} fields.",
+        default_headers,
+    )
+
+
+def request_timeout(body_timeout: float, default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """A complete HTTP/1.1 408 response that closes the connection."""
+    seconds = f"{body_timeout:g} second{'' if body_timeout == 1 else 's'}"
+    return _closing_answer(
+        b"408 Request Timeout",
+        "request-timeout",
+        f"The request's body must arrive within {seconds} of its headers.",
+        default_headers,
+    )
+
+
+def _closing_answer(
+    status: bytes, slug: str, detail: str, default_headers: list[tuple[bytes, bytes]]
+) -> bytes:
+    """A problem as a complete HTTP/1.1 response, written by the edge itself, that closes
+    the connection."""
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
-    payload = problem_bytes(
-        problem_body(
-            "request-header-fields-too-large",
-            detail=(
-                f"The request line and headers may take at most {max_header_bytes} bytes "
-                f"in at most {max_headers} fields."
-            ),
-        )
-    )
-    lines = [b"HTTP/1.1 431 Request Header Fields Too Large\r\n"]
+    payload = problem_bytes(problem_body(slug, detail=detail))
+    lines = [b"HTTP/1.1 " + status + b"\r\n"]
     headers = [
         *default_headers,
         (b"content-type", PROBLEM_MEDIA_TYPE.encode()),

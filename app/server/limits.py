@@ -18,6 +18,7 @@ class EdgeLimits:
     max_headers: int = 100
     keepalive_timeout: float = 5.0
     header_timeout: float = 10.0
+    body_timeout: float = 10.0
     send_timeout: float = 30.0
     max_connections: int = 1000
     max_pipelined_requests: int = 16
@@ -34,6 +35,7 @@ class EdgeLimits:
             max_headers=settings.max_headers,
             keepalive_timeout=settings.keepalive_timeout_seconds,
             header_timeout=settings.header_timeout_seconds,
+            body_timeout=settings.body_timeout_seconds,
             send_timeout=settings.send_timeout_seconds,
             max_connections=settings.max_connections,
             max_pipelined_requests=settings.max_pipelined_requests,

@@ -10,7 +10,9 @@ cycle and adds, per connection:
   them, so a header that never ends costs at most that much memory;
 - time: an idle connection (before its first request too) is closed after
   ``keepalive_timeout``; a request's line and headers must arrive within
-  ``header_timeout`` of its first byte; a client that leaves answers unread for
+  ``header_timeout`` of its first byte, and its body within ``body_timeout`` of its
+  headers (else a 408 problem and close: the app, which may hold a write slot while it
+  reads the body, reads a disconnect); a client that leaves answers unread for
   ``send_timeout`` (the send buffer stays full) is cut off;
 - pipelining: at most ``max_pipelined_requests`` requests queued behind the one being
   answered; past that the queued ones are answered and the connection closes;
@@ -62,6 +64,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._head_field_bytes = 0  # bytes of the fields the parser reported
         self._head_fields = 0
         self._head_timer: TimerHandle | None = None
+        self._body_timer: TimerHandle | None = None
         self._send_timer: TimerHandle | None = None
         self._linger_timer: TimerHandle | None = None
         # Once set, the parser is abandoned: input is dropped (at most linger_bytes).
@@ -86,10 +89,10 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._arm_keepalive()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._head_timer, self._send_timer, self._linger_timer):
+        for timer in (self._head_timer, self._body_timer, self._send_timer, self._linger_timer):
             if timer is not None:
                 timer.cancel()
-        self._head_timer = self._send_timer = self._linger_timer = None
+        self._head_timer = self._body_timer = self._send_timer = self._linger_timer = None
         super().connection_lost(exc)
 
     def _arm_keepalive(self) -> None:
@@ -111,6 +114,11 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             )
         try:
             self._feed(data)
+            if not self._in_head and self._body_timer is None and not self._dead:
+                # A head is complete and its body is not: it has body_timeout to arrive.
+                self._body_timer = self.loop.call_later(
+                    self.limits.body_timeout, self._body_timed_out
+                )
         except (_Refused, httptools.HttpParserCallbackError) as exc:
             if self._refusal is None:  # a bug in a callback: uvicorn answers those 400
                 self._bad_request()
@@ -203,6 +211,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
         self._in_head = True
         self._head_wire_bytes = self._head_field_bytes = self._head_fields = 0
 
@@ -261,6 +272,32 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             return
         self._refusal = answers.HEADER_TIMEOUT
         self._finish_then_close()
+
+    def _body_timed_out(self) -> None:
+        self._body_timer = None
+        cycle = self.cycle
+        if self._in_head or cycle is None or self.transport.is_closing():
+            return
+        waiting = cycle.waiting_for_100_continue or any(c is cycle for c, _ in self.pipeline)
+        if waiting:
+            # The server has not asked for this body yet (no 100 Continue sent, or the
+            # request waits behind another one, with reading paused): not the client's delay.
+            self._body_timer = self.loop.call_later(self.limits.body_timeout, self._body_timed_out)
+            return
+        answers.refused(answers.BODY_TIMEOUT)
+        if cycle.response_started:
+            # The app answered without the body: that answer ends, then the connection.
+            self._finish_then_close()
+            return
+        # The app reads a disconnect (so that it lets go of what it holds, a write slot
+        # included) and what it answers then is dropped: this answer is the 408.
+        self._dead = True
+        cycle.disconnected = True
+        cycle.message_event.set()
+        self.transport.write(
+            answers.request_timeout(self.limits.body_timeout, self.server_state.default_headers)
+        )
+        self._linger()
 
     # Output
 

@@ -49,6 +49,16 @@ class NotAcceptable(ServiceError):
     description = "The service cannot answer in the media type asked."
 
 
+class RequestTimeout(ServiceError):
+    slug = "request-timeout"
+    status = 408
+    title = "Request timeout"
+    description = (
+        "The request's body did not all arrive within `BODY_TIMEOUT_SECONDS` of its "
+        "headers; the connection is closed."
+    )
+
+
 class PayloadTooLarge(ServiceError):
     slug = "payload-too-large"
     status = 413
