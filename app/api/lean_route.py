@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from fastapi._compat import ModelField
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+LeanHandler = Callable[[StrictJSONRequest], Coroutine[Any, Any, Response]]
 
 
 @dataclass(frozen=True)
@@ -229,11 +230,29 @@ class LeanRoute(StrictJSONRoute):
             raise TypeError(f"{self.path} ({self.name}): the app bounds bodies, not a route")
         route = copy.copy(self)
         route.dependency_overrides_provider = app
-        route.app = _lean_app(route.get_route_handler(), app)
+        fallback = request_response(route._fastapi_handler())
+        route.app = _lean_app(route._lean_handler(), fallback, app)
         return route
 
     def get_route_handler(self) -> Handler:
-        fastapi_handler = super().get_route_handler()
+        """The handler FastAPI wraps when it includes this route's router: the lean one,
+        or FastAPI's own while the including app has dependency overrides."""
+        fastapi_handler = self._fastapi_handler()
+        lean_handler = self._lean_handler()
+        overrides = _as_included(self).dependency_overrides_provider
+
+        async def handler(request: Request) -> Response:
+            if overrides is not None and getattr(overrides, "dependency_overrides", None):
+                return await fastapi_handler(request)
+            return await lean_handler(StrictJSONRequest(request.scope, request.receive))
+
+        return handler
+
+    def _fastapi_handler(self) -> Handler:
+        """FastAPI's own handler for this route (as a StrictJSONRoute)."""
+        return super().get_route_handler()
+
+    def _lean_handler(self) -> LeanHandler:
         route = _as_included(self)
         dependant, where = route.dependant, f"{route.path} ({self.name})"
         endpoint = dependant.call
@@ -251,19 +270,11 @@ class LeanRoute(StrictJSONRoute):
             raise TypeError(f"{where}: a LeanRoute takes one JSON body, not embedded")
         body_field = body_params[0] if body_params else None
         is_async = inspect.iscoroutinefunction(endpoint)
-        overrides = route.dependency_overrides_provider
 
-        async def lean_handler(request: Request) -> Response:
-            if overrides is not None and getattr(overrides, "dependency_overrides", None):
-                return await fastapi_handler(request)
-            strict = (
-                request
-                if isinstance(request, StrictJSONRequest)
-                else StrictJSONRequest(request.scope, request.receive)
-            )
+        async def lean_handler(strict: StrictJSONRequest) -> Response:
             body: Any = Undefined
             if body_field is not None:
-                check_media_type(request.headers.get("content-type"))
+                check_media_type(strict.headers.get("content-type"))
                 body = await read_body(strict)
             # FastAPI's order: each dependency (skipped when its own values are wrong),
             # then the endpoint's path, query and header values, then the body.
@@ -300,13 +311,13 @@ class LeanRoute(StrictJSONRoute):
         return lean_handler
 
 
-def _lean_app(handler: Handler, app: FastAPI) -> ASGIApp:
-    """The ASGI app of a route served by ``app`` (see :meth:`LeanRoute.served_by`)."""
-    wrapped = request_response(handler)
+def _lean_app(handler: LeanHandler, fallback: ASGIApp, app: FastAPI) -> ASGIApp:
+    """The ASGI app of a route served by ``app`` (see :meth:`LeanRoute.served_by`):
+    ``fallback`` answers while the app has dependency overrides."""
 
     async def lean_app(scope: Scope, receive: Receive, send: Send) -> None:
         if app.dependency_overrides:
-            await wrapped(scope, receive, send)
+            await fallback(scope, receive, send)
             return
         response = await handler(StrictJSONRequest(scope, receive, send))
         await response(scope, receive, send)

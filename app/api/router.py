@@ -5,7 +5,7 @@ per request, and a LeanRoute refuses a path without its literal part in a few
 instructions. FastAPI's ``include_router`` instead walks an included router's routes
 twice per request (once to find the router, once to handle the request), saving and
 restoring scope entries around every try: for a request to the fifth route of the
-fourth router, with FastAPI's per-route wrapper, 9.7% of the instructions of a whole
+fourth router, with FastAPI's per-route wrapper, 8.9% of the instructions of a whole
 final-scores request (bench/RESULTS.md). The service's routers are served so
 (``app/main.py``); the operations router, of plain ``APIRoute``s, is included by FastAPI.
 

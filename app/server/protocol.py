@@ -115,10 +115,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         try:
             self._feed(data)
             if not self._in_head and self._body_timer is None and not self._dead:
-                # A head is complete and its body is not: it has body_timeout to arrive.
-                self._body_timer = self.loop.call_later(
-                    self.limits.body_timeout, self._body_timed_out
-                )
+                self._arm_body_timer()  # a head is complete and its body is not
         except (_Refused, httptools.HttpParserCallbackError) as exc:
             if self._refusal is None:  # a bug in a callback: uvicorn answers those 400
                 self._bad_request()
@@ -273,6 +270,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._refusal = answers.HEADER_TIMEOUT
         self._finish_then_close()
 
+    def _arm_body_timer(self) -> None:
+        self._body_timer = self.loop.call_later(self.limits.body_timeout, self._body_timed_out)
+
     def _body_timed_out(self) -> None:
         self._body_timer = None
         cycle = self.cycle
@@ -282,7 +282,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if waiting:
             # The server has not asked for this body yet (no 100 Continue sent, or the
             # request waits behind another one, with reading paused): not the client's delay.
-            self._body_timer = self.loop.call_later(self.limits.body_timeout, self._body_timed_out)
+            self._arm_body_timer()
             return
         answers.refused(answers.BODY_TIMEOUT)
         if cycle.response_started:
