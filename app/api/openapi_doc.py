@@ -125,6 +125,11 @@ HEADERS: dict[str, dict[str, Any]] = {
         "same `Idempotency-Key`; absent on the first answer.",
         "schema": {"type": "string", "enum": ["true"]},
     },
+    "Cache-Control": {
+        "required": True,
+        "description": "`no-store` on every answer that carries a token: no cache keeps it.",
+        "schema": {"type": "string", "enum": ["no-store"]},
+    },
     "Retry-After": {
         "required": True,
         "description": "Seconds to wait before retrying.",
@@ -136,7 +141,7 @@ _HEADER_REFS = {name: {"$ref": f"#/components/headers/{name}"} for name in HEADE
 # Which success answers carry which headers besides X-Request-ID (every answer has it).
 _VERSIONED = ("ETag",)
 SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
-    "createGame": ("ETag", "Location", "Idempotent-Replayed"),
+    "createGame": ("ETag", "Location", "Idempotent-Replayed", "Cache-Control"),
     "getGame": _VERSIONED,
     "setPlayerFaith": _VERSIONED,
     "setFaith": _VERSIONED,

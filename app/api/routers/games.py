@@ -90,7 +90,7 @@ def create_game(
     first turn order. The tiles are drawn from `seed` (random when omitted) or named in
     `tiles`. The host token and the player tokens are shown only in this answer."""
     fingerprint = request_fingerprint("createGame", body.model_dump_json(by_alias=True))
-    return replayable(games.create_game(body.to_domain(), key, fingerprint, client))
+    return replayable(games.create_game(body.to_domain(), key, fingerprint, client), secret=True)
 
 
 @router.get(

@@ -2058,6 +2058,8 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description `no-store` on every answer that carries a token: no cache keeps it. */
+        "Cache-Control": "no-store";
         /** @description The game's version, as a strong tag (`"3"`): send it back as `If-Match` to change the game, or as `If-None-Match` to poll. */
         ETag: string;
         /** @description `true` when this answer is the replay of an earlier call with the same `Idempotency-Key`; absent on the first answer. */
@@ -3126,7 +3128,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path?: never;
@@ -3141,6 +3143,7 @@ export interface operations {
             /** @description Successful Response */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
@@ -5155,7 +5158,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
