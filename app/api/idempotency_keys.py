@@ -23,7 +23,10 @@ MAX_LENGTH = 255
 MIN_DISTINCT = 6
 
 _BASE64URL = re.compile(rf"[A-Za-z0-9_-]{{{MIN_LENGTH},{MAX_LENGTH}}}", re.ASCII)
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-([0-9a-f])[0-9a-f]{3}-[0-9a-f]{12}")
+# 8-4-4-4-12 hex digits; the groups are the version digit and the variant digit.
+_UUID = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-([0-9a-f])[0-9a-f]{3}-[0-9a-f]{12}"
+)
 
 RULE = (
     "Idempotency-Key must be a random key: a version-4 UUID, or 22 to 255 base64url "
