@@ -32,7 +32,7 @@ WRK_MISSING = (
     "(https://github.com/wg/wrk)."
 )
 
-LIMITS_OFF = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0"}
+LIMITS_OFF = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0", "PLAYER_WRITE_RATE": "0"}
 
 
 def require_wrk() -> str:

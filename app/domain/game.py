@@ -203,30 +203,35 @@ def create_game(
 # ---- commands -------------------------------------------------------------------------
 
 
-def set_faith(game: GameState, values: Mapping[str, int]) -> GameEvent:
-    """R-FT-2: faith above 15 is kept as 15; the event says how much each player lost."""
+# A command returns the event its change logs, or None when the change would leave the
+# game as it is (the same faith, the same decision...): nothing to log, the version stays,
+# so a client repeating itself spends nothing of the game's budgets.
+
+
+def set_faith(game: GameState, values: Mapping[str, int]) -> GameEvent | None:
+    """R-FT-2: faith above 15 is kept as 15; the event lists the players whose faith
+    changes, with how much each lost."""
     changes = []
     for player_id, value in values.items():
         capped = cap_faith(value)
-        changes.append(
-            {
-                "player_id": player_id,
-                "from": game.player(player_id).faith,
-                "to": capped.faith,
-                "lost": capped.lost,
-            }
-        )
-    return GameEvent("faith_set", {"changes": changes})
+        before = game.player(player_id).faith
+        if capped.faith != before:
+            changes.append(
+                {"player_id": player_id, "from": before, "to": capped.faith, "lost": capped.lost}
+            )
+    return GameEvent("faith_set", {"changes": changes}) if changes else None
 
 
-def set_leaders(game: GameState, player_id: str, leaders: Sequence[LeaderId]) -> GameEvent:
+def set_leaders(game: GameState, player_id: str, leaders: Sequence[LeaderId]) -> GameEvent | None:
     if len(set(leaders)) != len(leaders):
         raise InvalidInput("a leader is listed twice", loc=("leaders",))
     before = list(game.player(player_id).leaders)
+    if before == list(leaders):
+        return None
     return GameEvent("leaders_set", {"player_id": player_id, "from": before, "to": list(leaders)})
 
 
-def set_turn_order(game: GameState, order: Sequence[str]) -> GameEvent:
+def set_turn_order(game: GameState, order: Sequence[str]) -> GameEvent | None:
     """R-REP-3: the order reports handle players in; every player exactly once."""
     ids = sorted(p.id for p in game.players)
     if sorted(order) != ids:
@@ -234,10 +239,12 @@ def set_turn_order(game: GameState, order: Sequence[str]) -> GameEvent:
             f"the turn order lists every player exactly once: {', '.join(ids)}",
             loc=("turn_order",),
         )
+    if tuple(order) == game.turn_order:
+        return None
     return GameEvent("turn_order_set", {"from": list(game.turn_order), "to": list(order)})
 
 
-def set_decision(game: GameState, period: int, player_id: str, choice: Choice) -> GameEvent:
+def set_decision(game: GameState, period: int, player_id: str, choice: Choice) -> GameEvent | None:
     """R-REP-5: an eligible player chooses support or refuse, until resolution."""
     report = game.report(period)
     player = game.player(player_id)
@@ -248,6 +255,8 @@ def set_decision(game: GameState, period: int, player_id: str, choice: Choice) -
             f"threshold {period_info(period).threshold}: a short player has no choice "
             "and is excommunicated (R-REP-4, R-REP-5)."
         )
+    if report.choice_of(player_id) == choice:
+        return None
     return GameEvent("decision_set", {"period": period, "player_id": player_id, "choice": choice})
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from app.domain import game as rules
 from app.domain.draw import MAX_SEED
 from app.domain.errors import InvalidInput
+from app.domain.faith import cap_faith
 from app.domain.gains import Gain, GainsResult
 from app.domain.game import GameState, NewPlayer, PlayerState
 from app.domain.leaders import LeaderId
@@ -178,9 +179,9 @@ class GameService:
                     else "set several players' faith at once"
                 )
             change.check_version(if_match)
-            event = rules.set_faith(game, values)
-            change.apply(event)
-        lost = {c["player_id"]: c["lost"] for c in event.data["changes"]}
+            change.apply(rules.set_faith(game, values))
+        # What the request loses, whether or not the stored faith moves.
+        lost = {player_id: cap_faith(value).lost for player_id, value in values.items()}
         players = tuple(p for p in change.game.players if p.id in values)
         return FaithChange(players, lost, change.game.version)
 

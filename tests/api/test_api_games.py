@@ -431,7 +431,7 @@ async def test_if_match_stale_is_412_and_current_succeeds(
     before = await snapshot(game)
     changes = (
         ("PUT", "/players/p1/faith", {"faith": 5}),
-        ("PUT", "/faith", {"faith": {"p1": 5}}),
+        ("PUT", "/faith", {"faith": {"p1": 6}}),
         ("PUT", "/players/p1/leaders", {"leaders": []}),
         ("PUT", "/turn-order", {"turn_order": ["p2", "p1", "p3"]}),
         ("PUT", "/reports/1/decisions/p1", {"choice": "support"}),

@@ -15,6 +15,7 @@ from app.persistence.db import Database
 from app.services.calculations import Calculations
 from app.services.games import GameService, NewGame
 from app.services.idempotency import Idempotency, request_fingerprint
+from app.services.limits import WriteLimits
 from app.services.reports import ReportService
 from app.services.tile_packs import load_catalogue
 from app.services.transactions import GameTransactions
@@ -41,7 +42,9 @@ class Created:
 def wire(db: Database) -> UseCases:
     """The use cases on ``db``, as the app factory wires them."""
     idempotency = Idempotency(db, timedelta(hours=24))
-    transactions = GameTransactions(db, GameDocuments(CATALOGUE), max_events=MAX_EVENTS)
+    transactions = GameTransactions(
+        db, GameDocuments(CATALOGUE), limits=WriteLimits(max_events=MAX_EVENTS)
+    )
     games = GameService(transactions, idempotency, CATALOGUE, Calculations(CATALOGUE))
     return UseCases(db, transactions, games, ReportService(transactions, idempotency))
 

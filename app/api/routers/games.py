@@ -54,6 +54,7 @@ CHANGE_PROBLEMS = (
     "unsupported-media-type",
     "version-mismatch",
     "event-limit-reached",
+    "seat-event-limit-reached",
     "too-many-requests",
 )
 MAX_WAIT_SECONDS = 30

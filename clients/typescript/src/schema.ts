@@ -1516,6 +1516,11 @@ export interface components {
              * @description `decisions-pending` only: the players who must still choose.
              */
             pending?: string[];
+            /**
+             * Player Id
+             * @description `seat-event-limit-reached` only: the player whose share is spent.
+             */
+            player_id?: string;
             /** Status */
             status: number;
             /** Title */
@@ -1525,7 +1530,7 @@ export interface components {
              * @description `/problems/<slug>`: the slug names the problem; `/problems` lists them.
              * @enum {string}
              */
-            type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
+            type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/seat-event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
         } & {
             [key: string]: unknown;
         };
@@ -3675,31 +3680,17 @@ export interface operations {
                      *           "at": "2026-03-01T20:15:00Z",
                      *           "data": {
                      *             "from": [
-                     *               "sisto_iv"
+                     *               "p1",
+                     *               "p2",
+                     *               "p3"
                      *             ],
-                     *             "player_id": "p1",
                      *             "to": [
-                     *               "sisto_iv"
+                     *               "p2",
+                     *               "p1",
+                     *               "p3"
                      *             ]
                      *           },
                      *           "seq": 4,
-                     *           "type": "leaders_set"
-                     *         },
-                     *         {
-                     *           "at": "2026-03-01T20:15:00Z",
-                     *           "data": {
-                     *             "from": [
-                     *               "p1",
-                     *               "p2",
-                     *               "p3"
-                     *             ],
-                     *             "to": [
-                     *               "p2",
-                     *               "p1",
-                     *               "p3"
-                     *             ]
-                     *           },
-                     *           "seq": 5,
                      *           "type": "turn_order_set"
                      *         },
                      *         {
@@ -3709,7 +3700,7 @@ export interface operations {
                      *             "period": 1,
                      *             "player_id": "p1"
                      *           },
-                     *           "seq": 6,
+                     *           "seq": 5,
                      *           "type": "decision_set"
                      *         },
                      *         {
@@ -3782,11 +3773,11 @@ export interface operations {
                      *             ],
                      *             "period": 1
                      *           },
-                     *           "seq": 7,
+                     *           "seq": 6,
                      *           "type": "report_resolved"
                      *         }
                      *       ],
-                     *       "last_seq": 7
+                     *       "last_seq": 6
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];
@@ -4064,7 +4055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -4471,7 +4462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -4777,7 +4768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5078,7 +5069,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `not-eligible` */
+            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `seat-event-limit-reached`, `not-eligible` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5317,7 +5308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `decisions-pending`, `idempotency-in-flight` */
+            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `seat-event-limit-reached`, `decisions-pending`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5531,7 +5522,7 @@ export interface operations {
                      *         "p1",
                      *         "p3"
                      *       ],
-                     *       "version": 5
+                     *       "version": 4
                      *     }
                      */
                     "application/json": components["schemas"]["GameRead"];
@@ -5577,7 +5568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
