@@ -10,7 +10,6 @@ event log and the state cannot disagree: replaying the log gives the state back
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
@@ -26,6 +25,7 @@ from app.domain.errors import (
 )
 from app.domain.faith import PERIODS, cap_faith, period_info
 from app.domain.leaders import LeaderId
+from app.domain.names import check_player_name, first_clash
 from app.domain.report import Choice, Outcome, ReportPlayer, is_eligible, resolve_report
 from app.domain.tiles import Catalogue
 
@@ -124,33 +124,6 @@ class NewPlayer:
     leaders: tuple[LeaderId, ...] = ()
 
 
-# Characters a player name may not hold: they are invisible, reorder text (bidi controls)
-# or are not text at all, so two names could look the same and be different. Categories:
-# controls, format characters (zero-width spaces and joiners, bidi marks and overrides),
-# surrogates, private use, unassigned, line and paragraph separators.
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-# Letters and symbols that render as blank space although their category is not one of those.
-_BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u180e")
-
-
-def check_player_name(name: str, loc: tuple[str | int, ...]) -> None:
-    """A name shows what it is: no invisible, format or bidi-control character, and at
-    least one letter or digit."""
-    for char in name:
-        if unicodedata.category(char) in _REFUSED_CATEGORIES or char in _BLANK_LOOKING:
-            raise InvalidInput(
-                f"a name may not contain the invisible or control character U+{ord(char):04X}",
-                loc=loc,
-            )
-    if not any(unicodedata.category(char)[0] in "LN" for char in name):
-        raise InvalidInput("a name needs at least one letter or digit", loc=loc)
-
-
-def name_key(name: str) -> str:
-    """Names equal under this key count as the same name (NFKC, case-folded)."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def create_game(
     catalogue: Catalogue,
     players: Sequence[NewPlayer],
@@ -164,19 +137,18 @@ def create_game(
     """The event that starts a game: players p1, p2... in the order given (also the first
     turn order), every report open, and the tiles drawn from ``seed`` (``random_seed``
     when neither a seed nor tiles are given) or named in ``tiles`` (R-DRAW-1..3)."""
-    seen: dict[str, int] = {}
     for index, player in enumerate(players):
-        loc: tuple[str | int, ...] = ("players", index, "name")
-        check_player_name(player.name, loc)
-        key = name_key(player.name)
-        if key in seen:
-            raise InvalidInput(
-                f"player names must be unique: {player.name!r} is also player {seen[key]}",
-                loc=loc,
-            )
-        seen[key] = index
+        check_player_name(player.name, ("players", index, "name"))
         if len(set(player.leaders)) != len(player.leaders):
             raise InvalidInput("a leader is listed twice", loc=("players", index, "leaders"))
+    clash = first_clash([player.name for player in players])
+    if clash is not None:
+        earlier, later = clash
+        raise InvalidInput(
+            f"player names must be unique and not look alike: {players[later].name!r} reads "
+            f"as player {earlier}'s {players[earlier].name!r}",
+            loc=("players", later, "name"),
+        )
     if len(set(expansions)) != len(expansions):
         raise InvalidInput("an expansion is listed twice", loc=("expansions",))
     if tiles is not None and seed is not None:
