@@ -72,3 +72,7 @@ def test_listed_origin_plays_live_and_another_origin_is_refused(browser: Browser
 
 def test_every_screen_fits_360_and_1280_px_with_aa_contrast(browser: BrowserTests) -> None:
     browser.run("screens")
+
+
+def test_rule_ids_explain_themselves_on_tap_hover_and_focus(browser: BrowserTests) -> None:
+    browser.run("rules")

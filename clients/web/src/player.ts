@@ -16,6 +16,7 @@ import {
 } from "./widgets.js";
 import { h, replace } from "./dom.js";
 import { roman, t } from "./i18n.js";
+import { withRules } from "./rules.js";
 
 export class PlayerScreen {
   private client!: VaticanReportClient;
@@ -199,7 +200,7 @@ export class PlayerScreen {
     if (!eligible) {
       body = [h("p", { class: "warn", id: "my-status" }, t("below_threshold", { n: report.threshold }))];
     } else if (period === 3) {
-      body = [h("p", { id: "my-status" }, t("no_decisions_p3"))];
+      body = [h("p", { id: "my-status" }, withRules(t("no_decisions_p3")))];
     } else {
       body = [
         h("p", {}, t("choose_hint", { vp: this.supportPays ?? "?", tile: tile?.id ?? "" })),

@@ -4,6 +4,7 @@ import type { VaticanReportClient } from "@vatican-report/client";
 import { disc, errorBox, nameOf, type Game } from "./widgets.js";
 import { field, h, replace } from "./dom.js";
 import { t, type Key } from "./i18n.js";
+import { ruleRef, withRules } from "./rules.js";
 
 const FIELDS = ["victory_points", "military_points", "territories", "characters", "venture_points", "coins", "wood", "stone", "servants"] as const;
 
@@ -74,10 +75,10 @@ export function finalScores(game: () => Game, client: VaticanReportClient, gameI
                     h(
                       "li",
                       {},
-                      h("code", { class: "rule" }, part.rule),
+                      ruleRef(part.rule),
                       ` ${part.part} ${part.change >= 0 ? "+" : ""}${part.change}`,
                       part.by ? ` (${part.by})` : "",
-                      part.note ? ` ${part.note}` : "",
+                      part.note ? [" ", withRules(part.note)] : "",
                     ),
                   ),
                 ),

@@ -91,6 +91,11 @@ async function walk() {
   await anna.locator('[data-result="1"]').waitFor();
   await anna.locator('[data-result="1"] details > summary').click();
   await audit(anna, "player, result with its rules");
+  await anna.locator('[data-result="1"] .rule-ref button').last().tap();
+  await anna.locator('[data-result="1"] .rule-ref.open .rule-tip').waitFor();
+  await audit(anna, "player, a rule explained");
+  await host.locator('[data-resolved="1"] .rule-ref button').last().hover();
+  await audit(host, "host, a rule explained on hover");
 
   // The calculators and the final score, with their answers.
   await host.selectOption("#gain-player", "p2");
