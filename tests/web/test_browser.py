@@ -76,3 +76,9 @@ def test_every_screen_fits_360_and_1280_px_with_aa_contrast(browser: BrowserTest
 
 def test_rule_ids_explain_themselves_on_tap_hover_and_focus(browser: BrowserTests) -> None:
     browser.run("rules")
+
+
+def test_phone_warns_of_the_excommunication_only_when_the_report_is_due(
+    browser: BrowserTests,
+) -> None:
+    browser.run("warning")
