@@ -129,6 +129,11 @@ async function walk() {
   await audit(host, "host in Italian, game over");
   await audit(anna, "player in Italian, game over");
 
+  // The start screen again, now listing the game this device hosts.
+  await host.goto(`${BASE_URL}/table/`);
+  await host.locator("#player-0-name").waitFor();
+  await audit(host, "new game, with the games this device hosts");
+
   // A link without its token, and a game the service does not have.
   const lost = await open(browser, PHONE, `${BASE_URL}/table/#/play/0123456789abcdef0123456789abcdef/p1`);
   await lost.locator("#retry").waitFor();
