@@ -57,7 +57,10 @@ def install_table(app: FastAPI, web_dir: Path = WEB_DIR) -> None:
     if not (web_dir / "index.html").is_file():
         return
     app.mount(TABLE_URL, TableFiles(directory=web_dir, html=True), name="table")
-    icon = (web_dir / "favicon.ico").read_bytes()
+    icon_file = web_dir / "favicon.ico"
+    if not icon_file.is_file():
+        return
+    icon = icon_file.read_bytes()
     # Its name carries no hash: a day's cache lets a new build's icon through soon enough.
     headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
 
