@@ -48,10 +48,20 @@ def command(port: int, storage: Path) -> list[str]:
 ENV = {"NODE_ENV": "production"}
 
 
+async def _post(client: httpx.AsyncClient, path: str, body: dict) -> dict:
+    """A seeding request, tried again if its connection is cut (a loaded host)."""
+    for attempt in range(3):
+        try:
+            answer = await client.post(path, json=body)
+            return dict(answer.raise_for_status().json())
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 async def _create(client: httpx.AsyncClient) -> str:
-    created = await client.post(f"/games/{GAME}/create", json={"numPlayers": PLAYERS})
-    created.raise_for_status()
-    return str(created.json()["matchID"])
+    return str((await _post(client, f"/games/{GAME}/create", {"numPlayers": PLAYERS}))["matchID"])
 
 
 async def _seed(base_url: str, count: int, join: bool) -> list[list]:
@@ -66,12 +76,12 @@ async def _seed(base_url: str, count: int, join: bool) -> list[list]:
                 match_id = await _create(client)
                 seats: list[list[str]] = []
                 for seat in range(PLAYERS) if join else ():
-                    joined = await client.post(
+                    joined = await _post(
+                        client,
                         f"/games/{GAME}/{match_id}/join",
-                        json={"playerID": str(seat), "playerName": NAMES[seat]},
+                        {"playerID": str(seat), "playerName": NAMES[seat]},
                     )
-                    joined.raise_for_status()
-                    seats.append([str(seat), joined.json()["playerCredentials"]])
+                    seats.append([str(seat), joined["playerCredentials"]])
                 matches.append([match_id, seats])
 
         await asyncio.gather(*(worker() for _ in range(16)))

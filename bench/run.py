@@ -34,7 +34,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -324,23 +324,37 @@ async def _seed_games(base_url: str, count: int, set_faith: bool, label: str) ->
         async def worker() -> None:
             while not queue.empty():
                 i = queue.get_nowait()
-                created = await client.post("/v1/games", json={"players": PLAYERS, "seed": i})
-                created.raise_for_status()
-                data = created.json()
+                create = {"players": PLAYERS, "seed": i}
+                data = (await _retried(client.post, "/v1/games", json=create)).json()
                 game_id, token = data["game"]["id"], data["host_token"]
                 if set_faith:
-                    put = await client.put(
+                    await _retried(
+                        client.put,
                         f"/v1/games/{game_id}/faith",
                         json={"faith": REPORT_FAITH},
                         headers={"Authorization": f"Bearer {token}"},
                     )
-                    put.raise_for_status()
                 games.append([game_id, token, sorted(data["player_tokens"])])
                 if len(games) % 2000 == 0:
                     print(f"    seeded {len(games)}/{count} {label}", flush=True)
 
         await asyncio.gather(*(worker() for _ in range(16)))
     return games
+
+
+async def _retried(
+    call: Callable[..., Awaitable[httpx.Response]], *args: Any, **kwargs: Any
+) -> httpx.Response:
+    """A seeding request, tried again if its connection is cut (on a loaded host a few
+    are, out of thousands); a create tried again leaves at most an unused game."""
+    for attempt in range(3):
+        try:
+            answer = await call(*args, **kwargs)
+            return answer.raise_for_status()
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> list[list]:
