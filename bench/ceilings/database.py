@@ -88,8 +88,23 @@ class PostgresRows:
         for connection in self._all:
             await connection.close()
 
-    async def _one(self, sql: str, game_id: str) -> Any:
+    async def _checkout(self) -> Any:
+        """An idle connection; one the server closed (a restart, a terminated backend) is
+        opened again, so that one outage does not fail every later request on it."""
         connection = await self._idle.get()
+        if connection.closed:
+            import psycopg
+
+            try:
+                connection = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+            except BaseException:
+                self._idle.put_nowait(connection)
+                raise
+            self._all.append(connection)
+        return connection
+
+    async def _one(self, sql: str, game_id: str) -> Any:
+        connection = await self._checkout()
         try:
             cursor = await connection.execute(sql, (game_id,))
             return await cursor.fetchone()
@@ -105,7 +120,7 @@ class PostgresRows:
         return None if row is None else int(row[0])
 
     async def touch(self, game_id: str) -> None:
-        connection = await self._idle.get()
+        connection = await self._checkout()
         try:
             await connection.execute(
                 "UPDATE games SET updated_at = now() WHERE id = %s", (game_id,)

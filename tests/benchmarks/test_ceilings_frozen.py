@@ -29,7 +29,7 @@ FROZEN = {
     "ceilings/bare.py": "561afd401c1cd6e09f1f2ef12ed6f015b51ca8dd2a950f3840c5d98d15c9712a",
     "ceilings/bare_read.py": "1afd59a19b073d9656eb7709f3949f86c2fb381f4bd50ba24c20c675d6c2d90e",
     "ceilings/bare_write.py": "cf19e8daf077167b207d9d876cec4816b030f0fa770a4fe1bdfc42a93c660ed4",
-    "ceilings/database.py": "f8acebfcbb0485dbad4865536f0c6dc98c177abab4fff8eec021c3f4fdf2d8c2",
+    "ceilings/database.py": "0554f871889063753414624a69f690533e1855d00fe3a91bc6cf5b4b65a79814",
     "ceilings/serve.py": "f7de34d729588596e95b658564132b2afb673ff2d0ec1e3a81872f68c05f8748",
     "peers/boardgameio/server.js": (
         "9efc369ffe33403086d9247824e25c3cd493afee8e71c2629d1897ea8a2f127d"
