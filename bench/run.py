@@ -183,7 +183,12 @@ def run_cell(
         args = [a.format(**files) for a in load.args]
         return run_wrk(server.base_url, load.script, args, connections, seconds)
 
-    refs = [r for r in scenario.against if r.server in servers]
+    def exited(name: str) -> bool:
+        return servers[name].process.poll() is not None
+
+    known = [r for r in scenario.against if r.server in servers]
+    refs = [r for r in known if not exited(r.server)]
+    notes = [f"{r.name}: its server had exited" for r in known if exited(r.server)]
     rounds = max(1, interleave) if scenario.sliced else 1
     piece = duration / rounds
     mine: list[WrkResult] = []
@@ -193,21 +198,39 @@ def run_cell(
             name: stack.enter_context(RssSampler(servers[name].process.pid))
             for name in {scenario.server, *(r.server for r in refs)}
         }
+        lost: dict[str, int] = {}  # reference -> its slices done when its server exited
         for _ in range(rounds):
             for i, ref in enumerate(refs):
-                theirs[i].append(wrk(servers[ref.server], ref.load or scenario.load, piece))
+                if ref.name in lost:
+                    continue
+                if not exited(ref.server):
+                    try:
+                        load = ref.load or scenario.load
+                        theirs[i].append(wrk(servers[ref.server], load, piece))
+                        continue
+                    except RuntimeError:
+                        # A reference that dies under load (the peer can) is a finding,
+                        # not the end of the run: the cell says so, later cells go without.
+                        if not exited(ref.server):
+                            raise
+                lost[ref.name] = len(theirs[i])
             mine.append(wrk(servers[scenario.server], scenario.load, piece))
     result = _merged(mine)
     against = [
         Measured(
             ref.name,
-            _merged(runs),
+            _merged(runs) if runs else WrkResult(0, 0.0, 0.0, 0.0, 0.0, 0, 0),
             rss[ref.server].max_total_mib(),
             shapes.get((scenario.name, ref.name), ""),
         )
         for ref, runs in zip(refs, theirs, strict=True)
     ]
-    notes = [_errors(result)] + [f"{m.name}: {e}" for m in against if (e := _errors(m.result))]
+    notes += [
+        f"{name}: its server exited during the cell, after {done} of {rounds} slices"
+        for name, done in lost.items()
+    ]
+    notes = [_errors(result), *notes]
+    notes += [f"{m.name}: {e}" for m in against if (e := _errors(m.result))]
     cell = Cell(
         db,
         scenario.name,
@@ -381,6 +404,8 @@ def probe_references(
     for scenario in wanted:
         for ref in scenario.against:
             if ref.server not in servers or (ref.server == "peer" and not data.peer_matches):
+                continue
+            if servers[ref.server].process.poll() is not None:
                 continue
             probed = probe(servers[ref.server].base_url, (ref.load or scenario.load).probe(data))
             shapes[scenario.name, ref.name] = probed.bytes()
@@ -570,6 +595,9 @@ def main() -> None:
             if soak:
                 soaks.append(soak)
         for scenario in (s for s in wanted if s.server == "peer"):
+            if servers["peer"].process.poll() is not None:
+                print(f"[peer] {scenario.name}: not run, the peer had exited", flush=True)
+                continue
             print(f"[peer] {scenario.name}", flush=True)
             for connections in args.connections:
                 base_url = servers["peer"].base_url
