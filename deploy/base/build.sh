@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Base images made from Debian's packages, for a machine that cannot pull python:3.11-slim
+# or debian:bookworm-slim (no access to the public image registry):
+#
+#   vatican-report/debian:bookworm      debootstrap's minbase of bookworm, with ca-certificates
+#   vatican-report/python:3.11-bookworm that, with Debian's python3 (3.11) in a virtualenv
+#                                       at /opt/python, first on PATH (python, pip)
+#
+# Then: docker build --build-arg BASE=vatican-report/python:3.11-bookworm .
+# (docs/deploy.md says how these differ from the default bases.)
+#
+# Each image is made only when the engine does not have it; the root filesystem is kept as a
+# tarball in $VR_BASE_CACHE, so a machine that lost its images imports it again instead of
+# downloading every package anew. Needs root, debootstrap and a running Docker engine.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+SUITE=bookworm
+MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+CACHE="${VR_BASE_CACHE:-/var/cache/vatican-report/base}"
+DEBIAN_IMAGE="${DEBIAN_BASE:-vatican-report/debian:bookworm}"
+PYTHON_IMAGE="${PYTHON_BASE:-vatican-report/python:3.11-bookworm}"
+TARBALL="$CACHE/$SUITE-minbase.tar"
+
+have() { docker image inspect "$1" >/dev/null 2>&1; }
+
+make_rootfs() {
+  local rootfs
+  rootfs="$(mktemp -d)"
+  trap 'rm -rf "$rootfs"' RETURN
+  debootstrap --variant=minbase --include=ca-certificates "$SUITE" "$rootfs" "$MIRROR"
+  # The machine's own certificate authorities (a TLS-inspecting proxy's, say) are trusted
+  # inside too: pip in the image's build must reach the package index the way the host does.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
+    chroot "$rootfs" update-ca-certificates >/dev/null
+  fi
+  # What python:3.11-slim's Debian base does too: no package lists or caches in the image.
+  chroot "$rootfs" apt-get clean
+  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/dev/* \
+    "$rootfs"/proc/* "$rootfs"/sys/* "$rootfs"/tmp/* "$rootfs"/var/log/*.log
+  mkdir -p "$CACHE"
+  tar --numeric-owner -C "$rootfs" -cf "$TARBALL.part" .
+  mv "$TARBALL.part" "$TARBALL"
+}
+
+if ! have "$DEBIAN_IMAGE"; then
+  [ -s "$TARBALL" ] || make_rootfs
+  docker import --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' "$TARBALL" "$DEBIAN_IMAGE"
+fi
+
+if ! have "$PYTHON_IMAGE"; then
+  # The host's network: a build container on Docker's bridge may not resolve the mirror.
+  docker build --network host --build-arg "BASE=$DEBIAN_IMAGE" -t "$PYTHON_IMAGE" \
+    -f python.Dockerfile .
+fi
+
+echo "$DEBIAN_IMAGE"
+echo "$PYTHON_IMAGE"
