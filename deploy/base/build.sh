@@ -9,9 +9,10 @@
 # Then: docker build --build-arg BASE=vatican-report/python:3.11-bookworm .
 # (docs/deploy.md says how these differ from the default bases.)
 #
-# Each image is made only when the engine does not have it; the root filesystem is kept as a
-# tarball in $VR_BASE_CACHE, so a machine that lost its images imports it again instead of
-# downloading every package anew. Needs root, debootstrap and a running Docker engine.
+# Each image is made only when the engine does not have it (for this recipe); the root
+# filesystem is kept as a tarball in $VR_BASE_CACHE, so a machine that lost its images
+# imports it again instead of downloading every package anew. Needs root, debootstrap and a
+# running Docker engine.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,7 +21,10 @@ MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 CACHE="${VR_BASE_CACHE:-/var/cache/vatican-report/base}"
 DEBIAN_IMAGE="${DEBIAN_BASE:-vatican-report/debian:bookworm}"
 PYTHON_IMAGE="${PYTHON_BASE:-vatican-report/python:3.11-bookworm}"
-TARBALL="$CACHE/$SUITE-minbase.tar"
+# What the images are made by: a change to this script or to python.Dockerfile makes new
+# ones instead of reusing the cached ones.
+RECIPE="$(cat build.sh python.Dockerfile | sha256sum | cut -c1-12)"
+TARBALL="$CACHE/$SUITE-minbase-$RECIPE.tar"
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }
 
@@ -28,7 +32,15 @@ make_rootfs() {
   local rootfs
   rootfs="$(mktemp -d)"
   trap 'rm -rf "$rootfs"' RETURN
+  # No documentation, manual pages or translations, as in Debian's own slim images.
+  mkdir -p "$rootfs/etc/dpkg/dpkg.cfg.d"
+  printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+    'path-exclude /usr/share/man/*' 'path-exclude /usr/share/info/*' \
+    'path-exclude /usr/share/locale/*' 'path-include /usr/share/locale/locale.alias' \
+    > "$rootfs/etc/dpkg/dpkg.cfg.d/excludes"
   debootstrap --variant=minbase --include=ca-certificates "$SUITE" "$rootfs" "$MIRROR"
+  find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+  rm -rf "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
   # The machine's own certificate authorities (a TLS-inspecting proxy's, say) are trusted
   # inside too: pip in the image's build must reach the package index the way the host does.
   if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
@@ -41,19 +53,23 @@ make_rootfs() {
     "$rootfs"/proc/* "$rootfs"/sys/* "$rootfs"/tmp/* "$rootfs"/var/log/*.log
   mkdir -p "$CACHE"
   tar --numeric-owner -C "$rootfs" -cf "$TARBALL.part" .
+  rm -f "$CACHE/$SUITE"-minbase-*.tar
   mv "$TARBALL.part" "$TARBALL"
 }
 
-if ! have "$DEBIAN_IMAGE"; then
+if ! have "$DEBIAN_IMAGE-$RECIPE"; then
   [ -s "$TARBALL" ] || make_rootfs
-  docker import --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' "$TARBALL" "$DEBIAN_IMAGE"
+  docker import --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' "$TARBALL" \
+    "$DEBIAN_IMAGE-$RECIPE"
 fi
+docker tag "$DEBIAN_IMAGE-$RECIPE" "$DEBIAN_IMAGE"
 
-if ! have "$PYTHON_IMAGE"; then
+if ! have "$PYTHON_IMAGE-$RECIPE"; then
   # The host's network: a build container on Docker's bridge may not resolve the mirror.
-  docker build --network host --build-arg "BASE=$DEBIAN_IMAGE" -t "$PYTHON_IMAGE" \
-    -f python.Dockerfile .
+  docker build --network host --build-arg "BASE=$DEBIAN_IMAGE-$RECIPE" \
+    -t "$PYTHON_IMAGE-$RECIPE" -f python.Dockerfile .
 fi
+docker tag "$PYTHON_IMAGE-$RECIPE" "$PYTHON_IMAGE"
 
 echo "$DEBIAN_IMAGE"
 echo "$PYTHON_IMAGE"
