@@ -18,6 +18,7 @@ from alembic.script import ScriptDirectory
 
 # The key every replica's migration locks; the test takes it first to line both up behind it.
 from app.persistence.migrate import _MIGRATION_LOCK_KEY, alembic_config
+from tests.conftest import _create_database, _drop_database, _with_database
 from tests.deploy.engine import Container, docker, run_containers
 from tests.deploy.test_shutdown import hold_a_request
 from tests.live_server import REPO_ROOT
@@ -27,13 +28,17 @@ pytestmark = pytest.mark.postgres
 SERVICE_ENV = {"LOG_LEVEL": "warning", "GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0"}
 
 
-@pytest.fixture
-def replica(service_image: str, postgres_url: str) -> Iterator[Container]:
-    with run_containers(service_image, 1, {**SERVICE_ENV, "DATABASE_URL": postgres_url}) as (
-        container,
-    ):
-        container.wait_healthy()
-        yield container
+@pytest.fixture(scope="module")
+def replica(service_image: str, postgres_server_url: str) -> Iterator[Container]:
+    """One container for the tests that only look at it, on a throwaway database."""
+    name = _create_database(postgres_server_url)
+    env = {**SERVICE_ENV, "DATABASE_URL": _with_database(postgres_server_url, name)}
+    try:
+        with run_containers(service_image, 1, env) as (container,):
+            container.wait_healthy()
+            yield container
+    finally:
+        _drop_database(postgres_server_url, name)
 
 
 def test_the_image_runs_as_a_user_that_is_not_root(replica: Container) -> None:
