@@ -38,9 +38,11 @@ USER app
 WORKDIR /home/app
 EXPOSE 8000
 # Where it listens comes from HOST and PORT (as every setting), so that the health check
-# follows a PORT changed at `docker run -e PORT=...` (with host networking, say).
+# follows a PORT changed at `docker run -e PORT=...` (with host networking, say). It is
+# healthy from its first answer; the checks that fail while it migrates and starts do not
+# count for the start period (a release's migration may take a while).
 ENV HOST=0.0.0.0 PORT=8000
-HEALTHCHECK --interval=5s --timeout=3s --retries=3 \
+HEALTHCHECK --interval=5s --timeout=3s --start-period=120s --retries=3 \
   CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ[\"PORT\"]}/healthz')"
 # The SQLite default needs a writable folder; with PostgreSQL set DATABASE_URL instead.
 ENV DATABASE_URL=sqlite:////home/app/vatican-report.db

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import threading
 import time
 import uuid
@@ -17,7 +18,7 @@ import psycopg
 import pytest
 
 from tests.conftest import _create_database, _drop_database, _with_database
-from tests.deploy.proxy import Nginx
+from tests.deploy.proxy import NGINX_DIR, Nginx, upstream_block
 from tests.live_server import Server, free_port, running
 
 pytestmark = pytest.mark.postgres
@@ -40,6 +41,36 @@ def replica(tmp_path_factory: pytest.TempPathFactory, postgres_server_url: str) 
             yield server
     finally:
         _drop_database(postgres_server_url, name)
+
+
+def test_the_containers_main_file_is_valid(tmp_path: Path, nginx_binary: str) -> None:
+    """deploy/nginx/nginx.conf as the image has it, with its included files where the
+    image puts them here and the replicas' names as addresses this host can resolve."""
+    included = tmp_path / "vatican-report"
+    included.mkdir()
+    for name in ("http.conf", "server.conf"):
+        (included / name).write_text((NGINX_DIR / name).read_text())
+    (included / "upstream.conf").write_text(upstream_block(["127.0.0.1:1", "127.0.0.1:2"]))
+    main = (NGINX_DIR / "nginx.conf").read_text()
+    main = main.replace("/etc/nginx/vatican-report/", f"{included}/")
+    main = main.replace("pid /run/nginx.pid;", f"pid {tmp_path / 'nginx.pid'};")
+    (tmp_path / "nginx.conf").write_text(main)
+    done = subprocess.run(
+        [
+            nginx_binary,
+            "-t",
+            "-e",
+            str(tmp_path / "error.log"),
+            "-p",
+            str(tmp_path),
+            "-c",
+            str(tmp_path / "nginx.conf"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 class ClosingUpstream:
