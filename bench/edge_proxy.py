@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import datetime
 import json
+import os
 import socket
 import sys
 import tempfile
@@ -228,13 +229,14 @@ def cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def render(results: dict[str, dict[str, Any]], command: str) -> str:
+def render(results: dict[str, dict[str, Any]], command: str, load: str) -> str:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# The edge through nginx",
         "",
-        f"Produced by `{command}` on {now}, 2 cores shared with other work (figures are",
-        "indicative; loopback). One replica (`python -m app`, SQLite) and Debian's nginx with",
+        f"Produced by `{command}` on {now}, 2 cores shared with other work (the load",
+        f"average, before and after: {load}; figures are indicative; loopback). One",
+        "replica (`python -m app`, SQLite) and Debian's nginx with",
         '[`deploy/nginx`](../deploy/nginx); each attack at the replica\'s own port ("direct"),',
         "then at nginx's. RSS is the replica's worker in MiB unless named `nginx_`;",
         "`other_client` is a fresh client's GET /healthz during the attack (status / seconds).",
@@ -263,9 +265,10 @@ def main() -> None:
     parser.add_argument("--throughput-seconds", type=int, default=5)
     parser.add_argument("--out", type=Path, help="write the markdown report here")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     results = run(args.nginx, args.throughput_rounds, args.throughput_seconds)
     command = "python " + " ".join(["bench/edge_proxy.py", *sys.argv[1:]])
-    report = render(results, command)
+    report = render(results, command, f"{load_before:.1f}, {os.getloadavg()[0]:.1f}")
     print(report)
     if args.out:
         args.out.write_text(report)

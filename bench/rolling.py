@@ -33,15 +33,16 @@ from tests.conftest import (
 from tests.deploy.rolling import Outcome, Scenario, phase_figures, problems, run
 
 
-def render(outcome: Outcome, scenario: Scenario, command: str) -> str:
+def render(outcome: Outcome, scenario: Scenario, command: str, load: str) -> str:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     found = problems(outcome)
     rolling_start = outcome.phases["rolling restart"][0]
     lines = [
         "# A rolling restart behind nginx",
         "",
-        f"Produced by `{command}` on {now}, 2 cores shared with other work (figures are",
-        "indicative; loopback). nginx ([`deploy/nginx`](../deploy/nginx)) in front of",
+        f"Produced by `{command}` on {now}, 2 cores shared with other work (the load",
+        f"average, before and after: {load}; figures are indicative; loopback). nginx",
+        "([`deploy/nginx`](../deploy/nginx)) in front of",
         f"{scenario.replicas} `python -m app` replicas on one PostgreSQL database;",
         f"{scenario.clients} clients retrying as the SDK does play {scenario.games} games, each",
         "followed by a live stream. Each replica in turn gets SIGTERM and starts again on a",
@@ -56,14 +57,17 @@ def render(outcome: Outcome, scenario: Scenario, command: str) -> str:
         "An operation is one call of the SDK, its retries included; `retried` counts the",
         "operations that needed more than one try.",
         "",
-        "| phase | seconds | operations | per second | p50 ms | p99 ms | retried |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "The machine is shared: its load average at the end of each phase says how much of",
+        "a difference between phases is the restarts and how much the other work.",
+        "",
+        "| phase | seconds | operations | per second | p50 ms | p99 ms | retried | load |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, row in phase_figures(outcome).items():
         lines.append(
             f"| {name} | {row['seconds']:.1f} | {row['operations']:.0f} | "
             f"{row['per_second']:.1f} | {row['p50_ms']:.0f} | {row['p99_ms']:.0f} | "
-            f"{row['retried']:.0f} |"
+            f"{row['retried']:.0f} | {outcome.loads[name]:.1f} |"
         )
     lines += [
         "",
@@ -86,7 +90,7 @@ def render(outcome: Outcome, scenario: Scenario, command: str) -> str:
         "",
         "| figure | value |",
         "| --- | --- |",
-        f"| failed operations | {len(outcome.failures) + sum(not op.ok for op in outcome.ops)} |",
+        f"| failed operations | {sum(not op.ok for op in outcome.ops)} |",
         f"| operations in all | {len(outcome.ops)} |",
         f"| requests nginx sent on to another replica | {outcome.nginx_retried} |",
         f"| streams, connections per stream (min-max) | {len(connections)}, "
@@ -117,6 +121,7 @@ def main() -> None:
     scenario = Scenario(games=args.games, clients=args.clients, steady_s=args.steady)
     server = os.environ.get("TEST_POSTGRES_URL", DEFAULT_TEST_POSTGRES_URL)
     name = _create_database(server)
+    load_before = os.getloadavg()[0]
     try:
         with tempfile.TemporaryDirectory(prefix="vr-rolling-") as folder:
             outcome = asyncio.run(
@@ -125,7 +130,7 @@ def main() -> None:
     finally:
         _drop_database(server, name)
     command = "python " + " ".join(["bench/rolling.py", *sys.argv[1:]])
-    report = render(outcome, scenario, command)
+    report = render(outcome, scenario, command, f"{load_before:.1f}, {os.getloadavg()[0]:.1f}")
     print(report)
     if args.out:
         args.out.write_text(report)

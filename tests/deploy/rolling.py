@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import compileall
 import json
+import os
 import random
 import shutil
 import signal
@@ -368,10 +369,11 @@ class Outcome:
     logs: dict[str, list[dict[str, Any]]]  # game id -> its event log, read at the end
     restarts: list[Restart]
     phases: dict[str, tuple[float, float]]
+    loads: dict[str, float]  # the machine's load average (1 min) at each phase's end
     revision_before: str
     revision_after: str
     nginx_retried: int  # requests nginx sent to a second replica
-    failures: list[str]
+    failures: list[str]  # the operations that stopped a client (each also in ``ops``)
 
 
 async def _play(
@@ -439,9 +441,11 @@ async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: 
             stop = asyncio.Event()
             play = asyncio.create_task(_play(scenario, proxy.base_url, ops, games, stop))
             phases: dict[str, tuple[float, float]] = {}
+            loads: dict[str, float] = {}
             start = time.monotonic()
             await asyncio.sleep(scenario.steady_s)
             phases["steady before"] = (start, time.monotonic())
+            loads["steady before"] = os.getloadavg()[0]
             rolling_start = time.monotonic()
             for n, old in enumerate(replicas):
                 if play.done():
@@ -463,9 +467,11 @@ async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: 
                 )
                 await asyncio.sleep(scenario.settle_s)
             phases["rolling restart"] = (rolling_start, time.monotonic())
+            loads["rolling restart"] = os.getloadavg()[0]
             after_start = time.monotonic()
             await asyncio.sleep(scenario.steady_s)
             phases["steady after"] = (after_start, time.monotonic())
+            loads["steady after"] = os.getloadavg()[0]
             stop.set()
             failures = await play
             # Every stream must catch up with its game's last change, then they all end.
@@ -494,6 +500,7 @@ async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: 
             logs,
             restarts,
             phases,
+            loads,
             revision_before,
             schema_revision(database_url),
             nginx_retried,
@@ -510,8 +517,7 @@ async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: 
 
 def problems(outcome: Outcome) -> list[str]:
     """Everything a rolling restart must not do; empty when it did none of it."""
-    found = [f"failed operation: {failure}" for failure in outcome.failures]
-    found += [f"failed operation: {op.kind} {op.detail}" for op in outcome.ops if not op.ok]
+    found = [f"failed operation: {op.kind} {op.detail}" for op in outcome.ops if not op.ok]
     for follower in outcome.followers:
         expected = list(range(1, len(outcome.logs[follower.game.id]) + 1))
         if follower.seqs != expected:
