@@ -21,9 +21,13 @@ MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 CACHE="${VR_BASE_CACHE:-/var/cache/vatican-report/base}"
 DEBIAN_IMAGE="${DEBIAN_BASE:-vatican-report/debian:bookworm}"
 PYTHON_IMAGE="${PYTHON_BASE:-vatican-report/python:3.11-bookworm}"
-# What the images are made by: a change to this script or to python.Dockerfile makes new
-# ones instead of reusing the cached ones.
+# What the images are made of: a change to this script or to python.Dockerfile makes new
+# ones instead of reusing the cached ones, and so does a change of the machine's own
+# certificate authorities (below) for the Python image.
 RECIPE="$(cat build.sh python.Dockerfile | sha256sum | cut -c1-12)"
+MACHINE_CAS=(/usr/local/share/ca-certificates/*.crt)
+[ -e "${MACHINE_CAS[0]}" ] || MACHINE_CAS=()
+CAS="$(cat "${MACHINE_CAS[@]}" </dev/null | sha256sum | cut -c1-8)"
 TARBALL="$CACHE/$SUITE-minbase-$RECIPE.tar"
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }
@@ -41,12 +45,6 @@ make_rootfs() {
   debootstrap --variant=minbase --include=ca-certificates "$SUITE" "$rootfs" "$MIRROR"
   find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
   rm -rf "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
-  # The machine's own certificate authorities (a TLS-inspecting proxy's, say) are trusted
-  # inside too: pip in the image's build must reach the package index the way the host does.
-  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-    cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
-    chroot "$rootfs" update-ca-certificates >/dev/null
-  fi
   # What python:3.11-slim's Debian base does too: no package lists or caches in the image.
   chroot "$rootfs" apt-get clean
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/dev/* \
@@ -64,12 +62,19 @@ if ! have "$DEBIAN_IMAGE-$RECIPE"; then
 fi
 docker tag "$DEBIAN_IMAGE-$RECIPE" "$DEBIAN_IMAGE"
 
-if ! have "$PYTHON_IMAGE-$RECIPE"; then
+if ! have "$PYTHON_IMAGE-$RECIPE-$CAS"; then
+  # The machine's own certificate authorities (a TLS-inspecting proxy's, say) are trusted
+  # inside too: pip in the service's build must reach the package index as the host does.
+  context="$(mktemp -d)"
+  trap 'rm -rf "$context"' EXIT
+  mkdir "$context/certs"
+  [ "${#MACHINE_CAS[@]}" -eq 0 ] || cp "${MACHINE_CAS[@]}" "$context/certs/"
+  cp python.Dockerfile "$context/Dockerfile"
   # The host's network: a build container on Docker's bridge may not resolve the mirror.
   docker build --network host --build-arg "BASE=$DEBIAN_IMAGE-$RECIPE" \
-    -t "$PYTHON_IMAGE-$RECIPE" -f python.Dockerfile .
+    -t "$PYTHON_IMAGE-$RECIPE-$CAS" "$context"
 fi
-docker tag "$PYTHON_IMAGE-$RECIPE" "$PYTHON_IMAGE"
+docker tag "$PYTHON_IMAGE-$RECIPE-$CAS" "$PYTHON_IMAGE"
 
 echo "$DEBIAN_IMAGE"
 echo "$PYTHON_IMAGE"
