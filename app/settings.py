@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)
+    # After SIGTERM, what is still being served gets this long to finish (streams and
+    # long-polls end at once), then it is cancelled: the process exits within about a
+    # second more, inside `docker stop`'s default 10 s.
+    shutdown_timeout_seconds: int = Field(default=8, ge=1)
 
     @property
     def stream_slots(self) -> int:
