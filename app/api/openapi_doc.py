@@ -136,7 +136,27 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "integer", "minimum": 0},
     },
 }
-_HEADER_REFS = {name: {"$ref": f"#/components/headers/{name}"} for name in HEADERS}
+# The answers of a deprecated operation (app/api/deprecation.py) carry these too; they are
+# declared only in a document that has one, so that no component goes unused.
+DEPRECATION_HEADERS: dict[str, dict[str, Any]] = {
+    "Deprecation": {
+        "required": True,
+        "description": "RFC 9745: this operation is deprecated, since the date given as "
+        "`@<seconds since the epoch>`. See docs/api.md, Versioning and deprecation.",
+        "schema": {"type": "string", "pattern": "^@-?[0-9]+$"},
+    },
+    "Sunset": {
+        "description": "RFC 8594: the HTTP-date after which the operation may be removed.",
+        "schema": {"type": "string"},
+    },
+    "Link": {
+        "description": 'What to use instead, with `rel="deprecation"` (and `"sunset"`).',
+        "schema": {"type": "string"},
+    },
+}
+_HEADER_REFS = {
+    name: {"$ref": f"#/components/headers/{name}"} for name in [*HEADERS, *DEPRECATION_HEADERS]
+}
 
 # Which success answers carry which headers besides X-Request-ID (every answer has it).
 _VERSIONED = ("ETag",)
@@ -258,6 +278,8 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     _complete_operations(document)
     document["servers"] = copy.deepcopy(SERVERS)
     document["components"]["headers"] = copy.deepcopy(HEADERS)
+    if any(operation.get("deprecated") for operation in _operations(document)):
+        document["components"]["headers"].update(copy.deepcopy(DEPRECATION_HEADERS))
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_VALIDATION_SCHEMAS:
         schemas.pop(name, None)
@@ -353,6 +375,8 @@ def _complete_operations(document: dict[str, Any]) -> None:
                 names += [n for n in success if status != "304" or n == "ETag"]
             if status in ("429", "503"):
                 names.append("Retry-After")
+            if operation.get("deprecated"):
+                names += list(DEPRECATION_HEADERS)
             headers = response.setdefault("headers", {})
             for name in names:
                 headers[name] = copy.deepcopy(_HEADER_REFS[name])
