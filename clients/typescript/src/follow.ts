@@ -67,6 +67,8 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const deliver = async (event: GameEvent): Promise<void> => {
     // Nothing after close(), and nothing twice: a resumed stream may replay what we saw.
     if (signal.aborted || event.seq <= state.lastSeq) return;
+    // Known before the handler runs: a change it makes is sent with this version.
+    transport.seeVersion(gameId, event.seq);
     await options.onEvent(event);
     state.lastSeq = event.seq;
   };
