@@ -59,9 +59,7 @@ class DeprecationHeaders:
         if scope["type"] != "http" or not self.routes:
             await self.app(scope, receive, send)
             return
-        found = next(
-            (d for route, d in self.routes if route.matches(scope)[0] is Match.FULL), None
-        )
+        found = next((d for route, d in self.routes if route.matches(scope)[0] is Match.FULL), None)
         if found is None:
             await self.app(scope, receive, send)
             return
@@ -85,7 +83,9 @@ def install_deprecations(app: FastAPI, deprecated: Iterable[Deprecated] = DEPREC
             (
                 r
                 for r in app.routes
-                if isinstance(r, APIRoute) and r.path == entry.path and entry.method in r.methods
+                if isinstance(r, APIRoute)
+                and r.path == entry.path
+                and entry.method in (r.methods or ())
             ),
             None,
         )

@@ -159,7 +159,8 @@ def test_the_readme_install_from_the_repository_works(installed: None, tmp_path:
         'import { VaticanReportClient, isProblem, type Game } from "@vatican-report/client";\n'
         'const client = new VaticanReportClient({ baseUrl: "http://127.0.0.1:8000" });\n'
         "export const game: Game | undefined = client.gameState('g').current?.game;\n"
-        "export const check = (e: unknown) => isProblem(e, 'version-mismatch') && e.problem.current_version;\n"
+        "export const check = (e: unknown) =>\n"
+        "  isProblem(e, 'version-mismatch') && e.problem.current_version;\n"
     )
     (app / "tsconfig.json").write_text(
         json.dumps(
@@ -188,7 +189,8 @@ def test_the_readme_install_from_the_repository_works(installed: None, tmp_path:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     script = (
-        "import { VaticanReportClient, isUuidV4, randomIdempotencyKey } from '@vatican-report/client';"
+        "import { VaticanReportClient, isUuidV4, randomIdempotencyKey }"
+        " from '@vatican-report/client';"
         "new VaticanReportClient({ baseUrl: 'http://x' });"
         "console.log(isUuidV4(randomIdempotencyKey()));"
     )
