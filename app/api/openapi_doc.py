@@ -299,9 +299,9 @@ def _plain_for_generators(document: dict[str, Any]) -> None:
       model in a variable of that name in snake case, which a field of the same name
       overwrites (`Outcome.outcome`): such a schema's title gets `Model` appended (its name
       under `components/schemas`, the one TypeScript clients use, stays);
-    - a body that is not JSON (the event stream) is text to a generator: its schema is
-      `string`, and the shape of one of its items moves to `x-itemSchema` (what OpenAPI 3.2
-      calls `itemSchema`).
+    - a body that is not JSON (the event stream) is text to a generator, which reads it
+      as a string, while OpenAPI before 3.2 (and schemathesis) reads an event stream's
+      schema as one event, an object: such a schema admits both, `["object", "string"]`.
     """
     for name, schema in document["components"]["schemas"].items():
         _defaults_to_descriptions(schema)
@@ -313,12 +313,8 @@ def _plain_for_generators(document: dict[str, Any]) -> None:
             for media_type, media in response.get("content", {}).items():
                 if _is_json(media_type) or "schema" not in media:
                     continue
-                if media["schema"].get("type") != "string":
-                    media["x-itemSchema"] = media.pop("schema")
-                    media["schema"] = {
-                        "type": "string",
-                        "description": f"`{media_type}`; each item as `x-itemSchema` says.",
-                    }
+                if media["schema"].get("type") == "object":
+                    media["schema"] = {**media["schema"], "type": ["object", "string"]}
 
 
 def _defaults_to_descriptions(node: Any) -> None:

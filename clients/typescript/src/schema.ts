@@ -3915,7 +3915,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @description The event as the events list shows it. */
+                        data: string;
+                        /**
+                         * @description Its type.
+                         * @example faith_set
+                         */
+                        event: string;
+                        /**
+                         * @description The event's seq.
+                         * @example 2
+                         */
+                        id: string;
+                    } | string;
                 };
             };
             /** @description Problem: `bad-request` */
