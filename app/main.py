@@ -9,13 +9,14 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from anyio import to_thread
 from fastapi import FastAPI
 
+from app import __version__
 from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
+from app.api.deprecation import install_deprecations
 from app.api.docs import install_docs
 from app.api.middleware import PlatformMiddleware
 from app.api.openapi_doc import camel_case_operation_id, install_openapi
@@ -58,13 +59,6 @@ TAGS = [
     {"name": "reports", "description": "Vatican Reports of a stored game: decisions, resolution."},
     {"name": "operations", "description": "Health, readiness and metrics."},
 ]
-
-
-def _package_version() -> str:
-    try:
-        return version("vatican-report")
-    except PackageNotFoundError:  # running from a checkout that was never installed
-        return "1.0.0"
 
 
 def _end_streams_on_signals(hub: LiveHub) -> None:
@@ -125,7 +119,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(
         title="Vatican Report rules service",
-        version=_package_version(),
+        version=__version__,
+        license_info={"name": "MIT", "identifier": "MIT"},
         description=DESCRIPTION,
         openapi_tags=TAGS,
         docs_url=None,
@@ -203,6 +198,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ops_router)
     for router in ROUTERS:
         include_lean(app, router)
+    install_deprecations(app)
     # After the API's routes: a request is matched against routes in order, and the docs
     # pages are the rarest.
     install_docs(app)

@@ -1,11 +1,15 @@
-"""The OpenAPI document: FastAPI's, with problem+json errors in place of its 422 default.
+"""The OpenAPI document: FastAPI's, with problem+json errors in place of its 422 default,
+made plain for code generators run with their default settings.
 
 The committed ``openapi/openapi.json`` is this document (``python openapi/generate.py``).
+``tests/contract/test_generators.py`` generates clients from it with openapi-typescript,
+@hey-api/openapi-ts and openapi-python-client and type-checks each.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +23,7 @@ from app.api.problems import (
     PROBLEM_MEDIA_TYPE,
     Problem,
     problem_responses,
+    problem_type_uri,
 )
 
 _FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
@@ -136,7 +141,27 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "integer", "minimum": 0},
     },
 }
-_HEADER_REFS = {name: {"$ref": f"#/components/headers/{name}"} for name in HEADERS}
+# The answers of a deprecated operation (app/api/deprecation.py) carry these too; they are
+# declared only in a document that has one, so that no component goes unused.
+DEPRECATION_HEADERS: dict[str, dict[str, Any]] = {
+    "Deprecation": {
+        "required": True,
+        "description": "RFC 9745: this operation is deprecated, since the date given as "
+        "`@<seconds since the epoch>`. See docs/api.md, Versioning and deprecation.",
+        "schema": {"type": "string", "pattern": "^@-?[0-9]+$"},
+    },
+    "Sunset": {
+        "description": "RFC 8594: the HTTP-date after which the operation may be removed.",
+        "schema": {"type": "string"},
+    },
+    "Link": {
+        "description": 'What to use instead, with `rel="deprecation"` (and `"sunset"`).',
+        "schema": {"type": "string"},
+    },
+}
+_HEADER_REFS = {
+    name: {"$ref": f"#/components/headers/{name}"} for name in [*HEADERS, *DEPRECATION_HEADERS]
+}
 
 # Which success answers carry which headers besides X-Request-ID (every answer has it).
 _VERSIONED = ("ETag",)
@@ -182,8 +207,43 @@ def _problem_components() -> dict[str, Any]:
         choices = [c for c in member.pop("anyOf", []) if c != {"type": "null"}]
         if len(choices) == 1:
             member.update(choices[0])
+    # JSON Schema's if/then says which members a problem always carries, by its `type`;
+    # each set of members is a schema of its own, named after the slug, so that a client
+    # can type `current_version` on a `version-mismatch` without keeping that list itself.
+    schema["allOf"] = []
+    for slug, members in PROBLEM_MEMBERS.items():
+        name = problem_members_schema(slug)
+        components[name] = {
+            "type": "object",
+            "description": f"What a `{slug}` problem carries besides any Problem's members.",
+            "required": list(members),
+            "properties": {m: copy.deepcopy(schema["properties"][m]) for m in members},
+            "additionalProperties": True,
+        }
+        schema["allOf"].append(
+            {
+                "if": {
+                    "required": ["type"],
+                    "properties": {"type": {"const": problem_type_uri(slug)}},
+                },
+                "then": {"$ref": f"#/components/schemas/{name}"},
+            }
+        )
     components["Problem"] = schema
     return components
+
+
+# The problems that always carry an extension member, and those members.
+PROBLEM_MEMBERS: dict[str, tuple[str, ...]] = {
+    "validation-error": ("errors",),
+    "decisions-pending": ("pending",),
+    "version-mismatch": ("current_version",),
+}
+
+
+def problem_members_schema(slug: str) -> str:
+    """``version-mismatch`` -> ``VersionMismatchProblemMembers``."""
+    return "".join(word.capitalize() for word in slug.split("-")) + "ProblemMembers"
 
 
 def build_openapi(app: FastAPI) -> dict[str, Any]:
@@ -223,11 +283,69 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     _complete_operations(document)
     document["servers"] = copy.deepcopy(SERVERS)
     document["components"]["headers"] = copy.deepcopy(HEADERS)
+    if any(operation.get("deprecated") for operation in _operations(document)):
+        document["components"]["headers"].update(copy.deepcopy(DEPRECATION_HEADERS))
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_VALIDATION_SCHEMAS:
         schemas.pop(name, None)
     schemas.update(_problem_components())
+    _plain_for_generators(document)
     return document
+
+
+def _plain_for_generators(document: dict[str, Any]) -> None:
+    """What generators run with their default settings stumble on, made plain for every
+    schema (those added later too), without renaming anything a client names:
+
+    - a request field with a default is optional, but openapi-typescript types every field
+      that has a `default` as always there (so `{players, seed}` would not be a GameCreate):
+      the default is stated in the field's description instead, and the service applies it;
+    - openapi-python-client names a model after its schema's `title` and holds the decoded
+      model in a variable of that name in snake case, which a field of the same name
+      overwrites (`Outcome.outcome`): such a schema's title gets `Model` appended (its name
+      under `components/schemas`, the one TypeScript clients use, stays);
+    - a body that is not JSON (the event stream) is text to a generator, which reads it
+      as a string, while OpenAPI before 3.2 (and schemathesis) reads an event stream's
+      schema as one event, an object: such a schema admits both, `["object", "string"]`.
+    """
+    for name, schema in document["components"]["schemas"].items():
+        _defaults_to_descriptions(schema)
+        title = schema.get("title", name)
+        if _snake(title) in schema.get("properties", {}):
+            schema["title"] = f"{title}Model"
+    for operation in _operations(document):
+        for response in operation.get("responses", {}).values():
+            for media_type, media in response.get("content", {}).items():
+                if _is_json(media_type) or "schema" not in media:
+                    continue
+                if media["schema"].get("type") == "object":
+                    media["schema"] = {**media["schema"], "type": ["object", "string"]}
+
+
+def _defaults_to_descriptions(node: Any) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _defaults_to_descriptions(item)
+        return
+    if not isinstance(node, dict):
+        return
+    required = set(node.get("required", ()))
+    for field, prop in node.get("properties", {}).items():
+        if isinstance(prop, dict) and "default" in prop and field not in required:
+            default = json.dumps(prop.pop("default"), ensure_ascii=False)
+            text = prop.get("description", "").rstrip()
+            prop["description"] = f"{text} Default: `{default}`.".lstrip()
+    for key, value in node.items():
+        if key not in ("example", "examples"):  # data, not schemas
+            _defaults_to_descriptions(value)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _is_json(media_type: str) -> bool:
+    return media_type == "application/json" or media_type.endswith("+json")
 
 
 def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
@@ -258,6 +376,8 @@ def _complete_operations(document: dict[str, Any]) -> None:
                 names += [n for n in success if status != "304" or n == "ETag"]
             if status in ("429", "503"):
                 names.append("Retry-After")
+            if operation.get("deprecated"):
+                names += list(DEPRECATION_HEADERS)
             headers = response.setdefault("headers", {})
             for name in names:
                 headers[name] = copy.deepcopy(_HEADER_REFS[name])

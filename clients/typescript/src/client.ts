@@ -1,4 +1,8 @@
 import { follow, type FollowOptions, type Follower } from "./follow.js";
+import { isProblem } from "./problems.js";
+import type { operations } from "./schema.js";
+import { STALE_POLICY } from "./stale.js";
+import { GameState, type GameStateOptions } from "./state.js";
 import {
   Transport,
   type CallOptions,
@@ -18,7 +22,13 @@ export interface CreateOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-export type ResolveOptions = CreateOptions & ChangeOptions;
+export interface StaleOptions {
+  /** Overrides the client's `retryStale` for this call. */
+  retryStale?: boolean;
+}
+
+export type ChangeCallOptions = ChangeOptions & StaleOptions;
+export type ResolveOptions = CreateOptions & ChangeCallOptions;
 
 type Conditional<T, O> = O extends { ifNoneMatch: string | true } ? Reply<T> | Unchanged : Reply<T>;
 
@@ -37,14 +47,20 @@ export class VaticanReportClient {
     this.transport = new Transport(options);
   }
 
-  /** The same service with another token (e.g. the host token `createGame` answered). */
+  /** The same service with another token (e.g. the host token `createGame` answered),
+   * sharing this client's known versions. */
   withToken(token: string): VaticanReportClient {
-    return new VaticanReportClient({ ...this.transport.options, token });
+    return new VaticanReportClient({ ...this.transport.options, token, versions: this.transport.versions });
   }
 
-  /** The last ETag this client saw for a game (`"7"`), if any. */
+  /** The ETag of the latest version of a game this client knows (`"7"`), if any. */
   etag(gameId: string): string | undefined {
     return this.transport.etag(gameId);
+  }
+
+  /** The latest version of a game this client knows, if any. */
+  version(gameId: string): number | undefined {
+    return this.transport.versions.get(gameId);
   }
 
   // Reference data
@@ -123,7 +139,7 @@ export class VaticanReportClient {
         ...rest,
       })
       .then((reply) => {
-        if (reply.etag) this.transport.setEtag(reply.data.game.id, reply.etag);
+        this.transport.seeVersion(reply.data.game.id, reply.data.game.version);
         return reply;
       });
   }
@@ -132,34 +148,34 @@ export class VaticanReportClient {
     return this.read(gameId, game(gameId), undefined, options) as never;
   }
 
-  setFaith(gameId: string, body: Body<"setFaith">, options: ChangeOptions = {}): Promise<Reply<Answer<"setFaith">>> {
-    return this.change(gameId, "PUT", `${game(gameId)}/faith`, body, options);
+  setFaith(gameId: string, body: Body<"setFaith">, options: ChangeCallOptions = {}): Promise<Reply<Answer<"setFaith">>> {
+    return this.change("setFaith", gameId, "PUT", `${game(gameId)}/faith`, body, options);
   }
 
   setPlayerFaith(
     gameId: string,
     playerId: string,
     body: Body<"setPlayerFaith">,
-    options: ChangeOptions = {},
+    options: ChangeCallOptions = {},
   ): Promise<Reply<Answer<"setPlayerFaith">>> {
-    return this.change(gameId, "PUT", `${game(gameId)}/players/${enc(playerId)}/faith`, body, options);
+    return this.change("setPlayerFaith", gameId, "PUT", `${game(gameId)}/players/${enc(playerId)}/faith`, body, options);
   }
 
   setPlayerLeaders(
     gameId: string,
     playerId: string,
     body: Body<"setPlayerLeaders">,
-    options: ChangeOptions = {},
+    options: ChangeCallOptions = {},
   ): Promise<Reply<Answer<"setPlayerLeaders">>> {
-    return this.change(gameId, "PUT", `${game(gameId)}/players/${enc(playerId)}/leaders`, body, options);
+    return this.change("setPlayerLeaders", gameId, "PUT", `${game(gameId)}/players/${enc(playerId)}/leaders`, body, options);
   }
 
   setTurnOrder(
     gameId: string,
     body: Body<"setTurnOrder">,
-    options: ChangeOptions = {},
+    options: ChangeCallOptions = {},
   ): Promise<Reply<Answer<"setTurnOrder">>> {
-    return this.change(gameId, "PUT", `${game(gameId)}/turn-order`, body, options);
+    return this.change("setTurnOrder", gameId, "PUT", `${game(gameId)}/turn-order`, body, options);
   }
 
   getReport<O extends ReadOptions>(
@@ -175,10 +191,10 @@ export class VaticanReportClient {
     period: Period,
     playerId: string,
     body: Body<"setReportDecision">,
-    options: ChangeOptions = {},
+    options: ChangeCallOptions = {},
   ): Promise<Reply<Answer<"setReportDecision">>> {
     const path = `${game(gameId)}/reports/${period}/decisions/${enc(playerId)}`;
-    return this.change(gameId, "PUT", path, body, options);
+    return this.change("setReportDecision", gameId, "PUT", path, body, options, period);
   }
 
   /** Resolves a report, with an Idempotency-Key so that it can be retried safely. */
@@ -189,15 +205,10 @@ export class VaticanReportClient {
     options: ResolveOptions = {},
   ): Promise<Reply<Answer<"resolveReport">>> {
     const { idempotencyKey, ...rest } = options;
-    return this.transport.send({
-      method: "POST",
-      path: `${game(gameId)}/reports/${period}/resolution`,
-      body,
-      gameId,
-      change: true,
-      idempotencyKey: idempotencyKey ?? true,
-      ...rest,
-    });
+    // One key for the operation, the same if retryStale sends it again: it is one resolution.
+    const key = idempotencyKey ?? this.transport.idempotencyKey();
+    const path = `${game(gameId)}/reports/${period}/resolution`;
+    return this.change("resolveReport", gameId, "POST", path, body, { ...rest, idempotencyKey: key }, period);
   }
 
   calculatePlayerGains(
@@ -231,18 +242,46 @@ export class VaticanReportClient {
     return follow(this.transport, gameId, options);
   }
 
+  /** A game's state kept current by its events (read once, then followed live): bind a
+   * UI to `state.current` and `state.subscribe(...)`. `close()` it when done. */
+  gameState(gameId: string, options: GameStateOptions = {}): GameState {
+    return new GameState(this, gameId, options);
+  }
+
   private calculation<T>(name: string, body: unknown, options: CallOptions): Promise<Reply<T>> {
     return this.transport.send({ method: "POST", path: `/v1/calculations/${name}`, body, ...options });
   }
 
-  private change<T>(
+  private async change<T>(
+    operation: keyof operations,
     gameId: string,
     method: "PUT" | "POST",
     path: string,
     body: unknown,
-    options: ChangeOptions,
+    options: ChangeCallOptions & { idempotencyKey?: string },
+    period?: Period,
   ): Promise<Reply<T>> {
-    return this.transport.send({ method, path, body, gameId, change: true, ...options });
+    const { retryStale, ...rest } = options;
+    const call = { method, path, body, gameId, change: true, ...rest };
+    try {
+      return await this.transport.send<T>(call);
+    } catch (error) {
+      // An If-Match the caller named is theirs to decide on; ours may be sent again.
+      const mine = rest.ifMatch === undefined && this.transport.options.ifMatch !== "never";
+      if (!(retryStale ?? this.transport.options.retryStale) || !mine) throw error;
+      if (!isProblem(error, "version-mismatch")) throw error;
+      const policy = STALE_POLICY[operation] ?? "never";
+      if (policy === "never") throw error;
+      const signal = rest.signal ? { signal: rest.signal } : {};
+      const token = rest.token ? { token: rest.token } : {};
+      if (policy === "if-resolved" && period !== undefined) {
+        const report = await this.getReport(gameId, period, { ...signal, ...token });
+        if (report.data.status !== "resolved") throw error;
+      } else {
+        await this.getGame(gameId, { ...signal, ...token });
+      }
+      return await this.transport.send<T>(call);
+    }
   }
 
   private read<T>(

@@ -57,7 +57,12 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const signal = controller.signal;
   const state = {
     lastSeq: options.after ?? 0,
-    mode: (options.mode === "poll" ? "poll" : "stream") as "stream" | "poll",
+    // Where answers cannot be read as they arrive (React Native's fetch, built on
+    // XMLHttpRequest, resolves only once the whole body is in: a stream's never is),
+    // asking for the stream would wait forever: long-poll from the start.
+    mode: (options.mode === "poll" || (options.mode !== "stream" && !canStream()) ? "poll" : "stream") as
+      | "stream"
+      | "poll",
   };
   let failures = 0;
   const idleMs = options.idleTimeoutMs ?? 60_000;
@@ -67,6 +72,8 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const deliver = async (event: GameEvent): Promise<void> => {
     // Nothing after close(), and nothing twice: a resumed stream may replay what we saw.
     if (signal.aborted || event.seq <= state.lastSeq) return;
+    // Known before the handler runs: a change it makes is sent with this version.
+    transport.seeVersion(gameId, event.seq);
     await options.onEvent(event);
     state.lastSeq = event.seq;
   };
@@ -232,6 +239,11 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     close: () => controller.abort(),
     done,
   };
+}
+
+/** Can this runtime read a fetch answer's body as it arrives? */
+export function canStream(): boolean {
+  return typeof globalThis.ReadableStream === "function" && typeof globalThis.TextDecoder === "function";
 }
 
 function isTransientStatus(status: number): boolean {

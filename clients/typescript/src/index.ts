@@ -1,11 +1,16 @@
 export { VaticanReportClient } from "./client.js";
-export type { ClientOptions, CreateOptions, ResolveOptions } from "./client.js";
+export type { ChangeCallOptions, ClientOptions, CreateOptions, ResolveOptions, StaleOptions } from "./client.js";
 export { IdleTimeoutError, follow } from "./follow.js";
 export type { FollowOptions, Follower } from "./follow.js";
+export { NoRandomSourceError, isUuidV4, randomIdempotencyKey, uuidV4FromBytes } from "./keys.js";
 export { ProblemError, isProblem, slugOf } from "./problems.js";
-export type { ProblemDocument } from "./problems.js";
+export type { ProblemDocument, ProblemMembers, ProblemOf } from "./problems.js";
 export { SseParser } from "./sse.js";
 export type { SseMessage } from "./sse.js";
+export { STALE_POLICY } from "./stale.js";
+export type { StalePolicy } from "./stale.js";
+export { GameState, applyEvent } from "./state.js";
+export type { AnyEvent, GameSnapshot, GameStateOptions, StateChange, StateListener } from "./state.js";
 export { DEFAULT_RETRY, NetworkError, Transport, parseRetryAfter } from "./transport.js";
 export type {
   CallOptions,
@@ -17,5 +22,6 @@ export type {
   TransportOptions,
   Unchanged,
 } from "./transport.js";
+export { GameVersions, etagOfVersion, versionOfEtag } from "./versions.js";
 export type * from "./types.js";
 export type { components, operations, paths } from "./schema.js";

@@ -1,4 +1,4 @@
-import type { Problem, ProblemSlug } from "./types.js";
+import type { Problem, ProblemSlug, Schemas } from "./types.js";
 
 /** The problem document of an error answer (RFC 9457), with any extra members. */
 export type ProblemDocument = Omit<Partial<Problem>, "type" | "title" | "status"> & {
@@ -8,6 +8,21 @@ export type ProblemDocument = Omit<Partial<Problem>, "type" | "title" | "status"
   [member: string]: unknown;
 };
 
+type Pascal<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Capitalize<Head>}${Pascal<Tail>}`
+  : Capitalize<S>;
+
+/** The members a problem of slug `S` always carries, as the contract declares them
+ * (`VersionMismatchProblemMembers`...: `current_version` on a `version-mismatch`). */
+export type ProblemMembers<S extends string> = S extends string
+  ? `${Pascal<S>}ProblemMembers` extends keyof Schemas
+    ? Schemas[`${Pascal<S>}ProblemMembers`]
+    : unknown
+  : never;
+
+/** The problem document of a problem of slug `S`. */
+export type ProblemOf<S extends string> = ProblemDocument & ProblemMembers<S>;
+
 /**
  * An error answer of the service, typed by its slug. Branch on `slug` (never on `title`
  * or `detail`, which are for people): `if (isProblem(err, "version-mismatch")) ...`.
@@ -16,7 +31,7 @@ export class ProblemError<S extends string = ProblemSlug | (string & {})> extend
   override readonly name = "ProblemError";
   readonly slug: S;
   readonly status: number;
-  readonly problem: ProblemDocument;
+  readonly problem: ProblemOf<S>;
   /** The `X-Request-ID` of the answer: quote it when you report a problem. */
   readonly requestId: string | null;
   /** `Retry-After` in milliseconds, on a 429 or 503. */
@@ -27,7 +42,7 @@ export class ProblemError<S extends string = ProblemSlug | (string & {})> extend
     options: { requestId?: string | null; retryAfterMs?: number | null } = {},
   ) {
     super(`${problem.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`);
-    this.problem = problem;
+    this.problem = problem as ProblemOf<S>;
     this.slug = slugOf(problem.type) as S;
     this.status = problem.status;
     this.requestId = options.requestId ?? null;

@@ -536,12 +536,12 @@ export interface components {
             family_member?: ("black" | "white" | "orange" | "neutral") | null;
             /**
              * Large Space
-             * @default false
+             * @description Default: `false`.
              */
             large_space?: boolean;
             /**
              * Modifier
-             * @default 0
+             * @description Default: `0`.
              */
             modifier?: number;
             /**
@@ -553,7 +553,7 @@ export interface components {
             required_value?: number | null;
             /**
              * Servants Spent
-             * @default 0
+             * @description Default: `0`.
              */
             servants_spent?: number;
         };
@@ -595,22 +595,22 @@ export interface components {
         BoardResources: {
             /**
              * Coins
-             * @default 0
+             * @description Default: `0`.
              */
             coins?: number;
             /**
              * Servants
-             * @default 0
+             * @description Default: `0`.
              */
             servants?: number;
             /**
              * Stone
-             * @default 0
+             * @description Default: `0`.
              */
             stone?: number;
             /**
              * Wood
-             * @default 0
+             * @description Default: `0`.
              */
             wood?: number;
         };
@@ -624,12 +624,12 @@ export interface components {
         BuildingCosts: {
             /**
              * Stone
-             * @default 0
+             * @description Default: `0`.
              */
             stone?: number;
             /**
              * Wood
-             * @default 0
+             * @description Default: `0`.
              */
             wood?: number;
         };
@@ -710,6 +710,16 @@ export interface components {
              * @enum {string}
              */
             choice: "support" | "refuse";
+        };
+        /** @description What a `decisions-pending` problem carries besides any Problem's members. */
+        DecisionsPendingProblemMembers: {
+            /**
+             * Pending
+             * @description `decisions-pending` only: the players who must still choose.
+             */
+            pending: string[];
+        } & {
+            [key: string]: unknown;
         };
         /** EventList */
         EventList: {
@@ -1086,7 +1096,7 @@ export interface components {
             players: components["schemas"]["PlayerCreate"][];
             /**
              * Players Enter Faith
-             * @default false
+             * @description Default: `false`.
              */
             players_enter_faith?: boolean;
             /** Seed */
@@ -1311,14 +1321,14 @@ export interface components {
             excommunications?: string[];
             /**
              * Family Members
-             * @default 4
+             * @description Default: `4`.
              */
             family_members?: number;
             /** Id */
             id: string;
         };
         /**
-         * Outcome
+         * OutcomeModel
          * @description R-REP-10: what the report did to one player and which rules said so.
          *
          *     Its fields are the public shape of an outcome: the API serves it as it is, and the
@@ -1493,7 +1503,7 @@ export interface components {
          *       "type": "/problems/not-found"
          *     }
          */
-        Problem: {
+        Problem: ({
             /**
              * Current Version
              * @description `version-mismatch` only: the game's version now.
@@ -1533,7 +1543,7 @@ export interface components {
             type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/seat-event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
         } & {
             [key: string]: unknown;
-        };
+        }) & (unknown & unknown & unknown);
         /**
          * ProblemErrorItem
          * @description One offending field of a validation error.
@@ -1683,37 +1693,37 @@ export interface components {
         Resources: {
             /**
              * Coins
-             * @default 0
+             * @description Default: `0`.
              */
             coins?: number;
             /**
              * Faith Points
-             * @default 0
+             * @description Default: `0`.
              */
             faith_points?: number;
             /**
              * Military Points
-             * @default 0
+             * @description Default: `0`.
              */
             military_points?: number;
             /**
              * Servants
-             * @default 0
+             * @description Default: `0`.
              */
             servants?: number;
             /**
              * Stone
-             * @default 0
+             * @description Default: `0`.
              */
             stone?: number;
             /**
              * Victory Points
-             * @default 0
+             * @description Default: `0`.
              */
             victory_points?: number;
             /**
              * Wood
-             * @default 0
+             * @description Default: `0`.
              */
             wood?: number;
         };
@@ -1745,30 +1755,30 @@ export interface components {
             building_costs?: components["schemas"]["BuildingCosts"];
             /**
              * Characters
-             * @default 0
+             * @description Default: `0`.
              */
             characters?: number;
             /** Id */
             id: string;
             /**
              * Military Points
-             * @default 0
+             * @description Default: `0`.
              */
             military_points?: number;
             resources?: components["schemas"]["BoardResources"];
             /**
              * Territories
-             * @default 0
+             * @description Default: `0`.
              */
             territories?: number;
             /**
              * Venture Points
-             * @default 0
+             * @description Default: `0`.
              */
             venture_points?: number;
             /**
              * Victory Points
-             * @default 0
+             * @description Default: `0`.
              */
             victory_points?: number;
         };
@@ -1786,7 +1796,7 @@ export interface components {
             building_costs?: components["schemas"]["BuildingCosts"];
             /**
              * Characters
-             * @default 0
+             * @description Default: `0`.
              */
             characters?: number;
             /** Excommunications */
@@ -1795,23 +1805,23 @@ export interface components {
             id: string;
             /**
              * Military Points
-             * @default 0
+             * @description Default: `0`.
              */
             military_points?: number;
             resources?: components["schemas"]["BoardResources"];
             /**
              * Territories
-             * @default 0
+             * @description Default: `0`.
              */
             territories?: number;
             /**
              * Venture Points
-             * @default 0
+             * @description Default: `0`.
              */
             venture_points?: number;
             /**
              * Victory Points
-             * @default 0
+             * @description Default: `0`.
              */
             victory_points?: number;
         };
@@ -1951,6 +1961,16 @@ export interface components {
             /** Turn Order */
             turn_order: string[];
         };
+        /** @description What a `validation-error` problem carries besides any Problem's members. */
+        ValidationErrorProblemMembers: {
+            /**
+             * Errors
+             * @description `validation-error` only: each offending field.
+             */
+            errors: components["schemas"]["ProblemErrorItem"][];
+        } & {
+            [key: string]: unknown;
+        };
         /** ValueStepRead */
         ValueStepRead: {
             /** By */
@@ -2016,6 +2036,16 @@ export interface components {
             period: 1 | 2 | 3;
             /** Threshold */
             threshold: number;
+        };
+        /** @description What a `version-mismatch` problem carries besides any Problem's members. */
+        VersionMismatchProblemMembers: {
+            /**
+             * Current Version
+             * @description `version-mismatch` only: the game's version now.
+             */
+            current_version: number;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * VpLossPerCountEffect
@@ -3892,7 +3922,7 @@ export interface operations {
                          * @example 2
                          */
                         id: string;
-                    };
+                    } | string;
                 };
             };
             /** @description Problem: `bad-request` */

@@ -1,6 +1,8 @@
 // One HTTP exchange with the service: the bearer token, the ETag bookkeeping, the
 // Idempotency-Key, retries that are safe, and problems turned into ProblemError.
+import { randomIdempotencyKey } from "./keys.js";
 import { ProblemError, asProblem, problemFromStatus } from "./problems.js";
+import { GameVersions, versionOfEtag } from "./versions.js";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -31,10 +33,16 @@ export interface TransportOptions {
   /** `fetch` to use; the global one by default. */
   fetch?: FetchLike | undefined;
   retry?: Partial<RetryPolicy> | undefined;
-  /** Send `If-Match` with the last ETag seen for the game on every change (default), or never. */
+  /** Send `If-Match` with the latest version known of the game on every change (default), or never. */
   ifMatch?: "auto" | "never" | undefined;
-  /** Makes Idempotency-Keys; `crypto.randomUUID()` (122 random bits) by default. */
+  /** Makes Idempotency-Keys: by default a version-4 UUID from `crypto.randomUUID()`, or
+   * from `crypto.getRandomValues()` where that is missing (never from Math.random). */
   idempotencyKey?: (() => string) | undefined;
+  /** The versions known of each game, shared with other clients (`withToken` shares its own). */
+  versions?: GameVersions | undefined;
+  /** On a 412 `version-mismatch`, re-read and send the change once more where that is safe
+   * for the operation (see the README's "Stale versions"); off by default. */
+  retryStale?: boolean | undefined;
   /** Waits between tries (tests replace it). */
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
@@ -113,7 +121,8 @@ export class Transport {
   private readonly fetchImpl: FetchLike;
   private readonly sleepImpl: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly newKey: () => string;
-  private readonly etags = new Map<string, string>();
+  /** The version known of each game, shared by every handle of one client. */
+  readonly versions: GameVersions;
 
   constructor(options: TransportOptions) {
     this.options = options;
@@ -128,18 +137,29 @@ export class Transport {
     if (!chosen) throw new Error("no fetch in this runtime: pass one as `fetch`");
     this.fetchImpl = chosen;
     this.sleepImpl = options.sleep ?? sleep;
-    this.newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
+    this.newKey = options.idempotencyKey ?? (() => randomIdempotencyKey());
+    this.versions = options.versions ?? new GameVersions();
   }
 
-  /** The last ETag seen for a game, if any. */
+  /** The ETag of the latest version known of a game, if any. */
   etag(gameId: string): string | undefined {
-    return this.etags.get(gameId);
+    return this.versions.etag(gameId);
   }
 
-  /** Remember an ETag for a game (e.g. one kept across restarts), or forget it with null. */
+  /** Sets the version known of a game from an ETag (e.g. one kept across restarts), or
+   * forgets it with null. */
   setEtag(gameId: string, etag: string | null): void {
-    if (etag === null) this.etags.delete(gameId);
-    else this.etags.set(gameId, etag);
+    this.versions.set(gameId, etag === null ? null : (versionOfEtag(etag) ?? null));
+  }
+
+  /** A version seen (an answer's ETag, an event's seq): kept when newer than the known one. */
+  seeVersion(gameId: string, version: number): void {
+    this.versions.see(gameId, version);
+  }
+
+  /** A fresh Idempotency-Key. */
+  idempotencyKey(): string {
+    return this.newKey();
   }
 
   url(path: string, query?: Call["query"]): string {
@@ -188,7 +208,7 @@ export class Transport {
         call.ifMatch ??
         (this.options.ifMatch === "never" || call.gameId === undefined
           ? undefined
-          : this.etags.get(call.gameId));
+          : this.versions.etag(call.gameId));
       if (ifMatch) headers.set("If-Match", ifMatch);
     }
     if (call.ifNoneMatch) headers.set("If-None-Match", call.ifNoneMatch);
@@ -219,7 +239,7 @@ export class Transport {
 
       const requestId = response.headers.get("X-Request-ID");
       const etag = response.headers.get("ETag");
-      if (etag && call.gameId !== undefined) this.etags.set(call.gameId, etag);
+      if (etag && call.gameId !== undefined) this.versions.see(call.gameId, versionOfEtag(etag));
 
       if (response.status === 304) {
         return { unchanged: true, status: 304, etag, requestId, headers: response.headers };

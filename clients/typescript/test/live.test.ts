@@ -33,8 +33,9 @@ test("a full game: create, faith, decisions, three reports, gains, final scores,
     Object.values(created.data.game.tiles).map((tile) => tile.id),
     ["I-6", "II-3", "III-7"],
   );
-  const host = anyone.withToken(created.data.host_token);
-  const anna = anyone.withToken(created.data.player_tokens["p1"]!);
+  // The host's device and Anna's phone: two clients, each knowing only what it has seen.
+  const host = new VaticanReportClient({ baseUrl: baseUrl!, token: created.data.host_token });
+  const anna = new VaticanReportClient({ baseUrl: baseUrl!, token: created.data.player_tokens["p1"]! });
   assert.equal((await host.getGame(gameId)).etag, '"1"');
 
   await assert.rejects(anyone.withToken("not-a-token").getGame(gameId), (e: unknown) => isProblem(e, "unauthorized"));
