@@ -54,3 +54,9 @@ def replayable(answer: StoredAnswer) -> Response:
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
     return raw_json_response(answer.body, answer.status_code, headers)
+
+
+def secret(response: Response) -> Response:
+    """An answer that carries a token or a recovery code: no cache may keep it."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
