@@ -10,7 +10,7 @@ never been made, whatever kind of change it was.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from app.domain.errors import NothingToRedo, NothingToUndo
@@ -18,20 +18,23 @@ from app.domain.game import ChangeRef, GameEvent, GameState, replay, reverted
 
 #: A logged event: its seq, when it was logged, and the event.
 LoggedChange = tuple[int, datetime, GameEvent]
+#: Reads the logged events of the game with these seqs.
+LogReader = Callable[[Sequence[int]], Iterable[LoggedChange]]
 
 
-def undo(game: GameState, log: Iterable[LoggedChange]) -> GameEvent:
+def undo(game: GameState, read: LogReader) -> GameEvent:
     """R-UNDO-1, R-UNDO-3: the event that reverts the last change of play still in effect
-    (a resolution included: its report is open again); ``log`` is the game's events."""
+    (a resolution included: its report is open again); ``read`` gives the events it needs
+    of the game's log (none when there is nothing to undo)."""
     if not game.undoable:
         raise NothingToUndo(f"Game {game.id} has no change of play left to undo.")
     change = game.undoable[-1]
-    logged = _by_seq(log)
+    logged = _read(read, game.undoable)
     before = _effective(game.id, logged, game.undoable[:-1])
     return reverted(change, logged[change.seq][2], before, undone=True)
 
 
-def redo(game: GameState, log: Iterable[LoggedChange]) -> GameEvent:
+def redo(game: GameState, read: LogReader) -> GameEvent:
     """R-UNDO-2: the event that applies the most recently undone change again, while no
     change of play came since it was undone."""
     if not game.redoable:
@@ -40,13 +43,15 @@ def redo(game: GameState, log: Iterable[LoggedChange]) -> GameEvent:
             "of play came since."
         )
     change = game.redoable[-1]
-    logged = _by_seq(log)
-    after = _effective(game.id, logged, (*game.undoable, change))
+    effective = (*game.undoable, change)
+    logged = _read(read, effective)
+    after = _effective(game.id, logged, effective)
     return reverted(change, logged[change.seq][2], after, undone=False)
 
 
-def _by_seq(log: Iterable[LoggedChange]) -> dict[int, LoggedChange]:
-    return {entry[0]: entry for entry in log}
+def _read(read: LogReader, changes: Sequence[ChangeRef]) -> dict[int, LoggedChange]:
+    """The game's creation and ``changes``, as logged, by seq."""
+    return {entry[0]: entry for entry in read([1, *(c.seq for c in changes)])}
 
 
 def _effective(

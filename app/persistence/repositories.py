@@ -362,6 +362,16 @@ class EventRepository:
         )
         return [LoggedEvent(row.seq, row.type, row.at, row.data) for row in rows]
 
+    def with_seqs(self, game_id: str, seqs: Sequence[int]) -> list[LoggedEvent]:
+        """Events of the game numbered ``seqs`` (at most the game's whole log), oldest
+        first."""
+        rows = self.session.execute(
+            select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.at, EVENTS.c.data)
+            .where(EVENTS.c.game_id == game_id, EVENTS.c.seq.in_(sorted(set(seqs))))
+            .order_by(EVENTS.c.seq)
+        )
+        return [LoggedEvent(row.seq, row.type, row.at, row.data) for row in rows]
+
 
 class IdempotencyRepository:
     def __init__(self, session: Session) -> None:

@@ -7,16 +7,19 @@ the change: ``app/domain/history.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Sequence
+from typing import cast
+
+from sqlalchemy.orm import Session
 
 from app.domain import history as rules
-from app.domain.game import ChangeRef, GameEvent, GameState
-from app.domain.history import LoggedChange
+from app.domain.game import ChangeRef, EventType, GameEvent, GameState
+from app.domain.history import LoggedChange, LogReader
 from app.persistence.repositories import EventRepository
 from app.services.idempotency import Idempotency, StoredAnswer
 from app.services.transactions import GameTransactions
 
-Command = Callable[[GameState, Iterable[LoggedChange]], GameEvent]
+Command = Callable[[GameState, LogReader], GameEvent]
 
 
 class HistoryService:
@@ -74,9 +77,9 @@ class HistoryService:
             with self.transactions.changing(game_id, token, session=session) as change:
                 change.who.require_host(action)
                 change.check_version(if_match)
-                logged = EventRepository(session).list_after(game_id, 0, change.game.version)
-                log = [(e.seq, e.at, GameEvent(e.type, e.data)) for e in logged]  # type: ignore[arg-type]
-                event = command(change.game, log)
+                # A full log refuses the event: before the replay, which it would waste.
+                change.check_room()
+                event = command(change.game, lambda seqs: _logged(session, game_id, seqs))
                 change.apply(event)
             reverted = ChangeRef(event.data["seq"], event.data["type"])
             attempt.game_id = game_id
@@ -86,3 +89,8 @@ class HistoryService:
                 {"ETag": f'"{change.game.version}"'},
             )
         return attempt.answer
+
+
+def _logged(session: Session, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:
+    events = EventRepository(session).with_seqs(game_id, seqs)
+    return [(e.seq, e.at, GameEvent(cast(EventType, e.type), e.data)) for e in events]

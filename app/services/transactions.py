@@ -173,17 +173,21 @@ class Change:
             current_version=self.game.version,
         )
 
+    def check_room(self) -> None:
+        """409 when the game's log is full: for a change whose event costs work to make."""
+        if self.game.version >= self._max_events:
+            raise EventLimitReached(
+                f"Game {self.game.id} has logged {self.game.version} changes, the most a "
+                "game may; it can still be read."
+            )
+
     def apply(self, event: GameEvent) -> GameState:
         """Fold the change's event into the game (stored when the transaction ends)."""
         if not self._version_checked:
             raise RuntimeError("check_version() must come before apply(): a 412 is owed first")
         if self.event is not None:
             raise RuntimeError("a change logs exactly one event")
-        if self.game.version >= self._max_events:
-            raise EventLimitReached(
-                f"Game {self.game.id} has logged {self.game.version} changes, the most a "
-                "game may; it can still be read."
-            )
+        self.check_room()
         # Only a change that is about to be stored counts against the game's write limit.
         self.write_tat_ms = limit_game_write(
             self._write_rate, self.game.id, self.write_tat_ms, int(self.at.timestamp() * 1000)

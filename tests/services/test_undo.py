@@ -18,10 +18,16 @@ from app.domain.errors import NothingToRedo, NothingToUndo, ServiceError
 from app.domain.game import GameState
 from app.persistence.db import Database
 from app.persistence.repositories import GameRepository
-from app.services.errors import Forbidden, IdempotencyKeyReused, VersionMismatch
+from app.services.errors import (
+    EventLimitReached,
+    Forbidden,
+    IdempotencyKeyReused,
+    VersionMismatch,
+)
 from app.services.idempotency import request_fingerprint
 from tests.services.conftest import Created, UseCases, create, new_game, wire
 from tests.services.test_replay import _check_against_the_log
+from tests.statements import count_statements
 
 PLAYERS = ["p1", "p2", "p3"]
 KEY = "8f14e45f-ceea-467f-a0e6-1c5b0f3d2a71"
@@ -200,3 +206,17 @@ def test_nothing_to_undo_in_a_new_game_and_nothing_stored(use_cases: UseCases) -
     with pytest.raises(NothingToUndo):
         _undo(use_cases, game)
     assert _seen(use_cases, game)[0].version == 1
+
+
+def test_a_full_log_refuses_an_undo_before_it_reads_the_log(migrated_database: Database) -> None:
+    """The log's bound is what an undo may cost: on a full game it costs no replay."""
+    use_cases = wire(migrated_database, max_events=3)
+    game = create(use_cases)
+    use_cases.games.set_faith(game.id, {"p1": 5}, game.host, None, single=False)
+    use_cases.games.set_faith(game.id, {"p1": 6}, game.host, None, single=False)
+    with (
+        count_statements(migrated_database.engine) as statements,
+        pytest.raises(EventLimitReached),
+    ):
+        _undo(use_cases, game)
+    assert not [s for s in statements if "FROM events" in s], statements

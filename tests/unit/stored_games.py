@@ -4,7 +4,7 @@ service does in one transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -23,6 +23,7 @@ class Table:
 
     def __init__(self, *names: str, track_rounds: bool = False) -> None:
         self.log: list[tuple[int, datetime, GameEvent]] = []
+        self.reads: list[list[int]] = []  # the seqs each undo or redo read
         event = rules.create_game(
             CATALOGUE,
             [NewPlayer(name) for name in names or ("Anna", "Bruno", "Carla")],
@@ -47,11 +48,17 @@ class Table:
         self.game = self._log(self.game, event)
         return event
 
+    def read(self, seqs: Sequence[int]) -> list[tuple[int, datetime, GameEvent]]:
+        """The logged events with these seqs, as the service reads them."""
+        wanted = set(seqs)
+        self.reads.append(sorted(wanted))
+        return [entry for entry in self.log if entry[0] in wanted]
+
     def undo(self) -> GameEvent:
-        return self.play(history.undo, list(self.log))
+        return self.play(history.undo, self.read)
 
     def redo(self) -> GameEvent:
-        return self.play(history.redo, list(self.log))
+        return self.play(history.redo, self.read)
 
     def replayed(self) -> GameState:
         return rules.replay("g", self.log)

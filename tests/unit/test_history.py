@@ -38,6 +38,19 @@ def test_r_undo_1_an_undo_is_one_more_event_and_goes_one_further_back_each_time(
     assert table.replayed() == table.game
 
 
+def test_r_undo_1_an_undo_reads_the_creation_and_the_changes_in_effect_only() -> None:
+    table = Table()
+    with pytest.raises(NothingToUndo):
+        table.undo()
+    assert table.reads == []  # nothing to undo: nothing read
+    table.play(rules.set_faith, {"p1": 5})
+    table.play(rules.change_seat_token, "p1", "reissued")
+    table.play(rules.set_leaders, "p2", ["sisto_iv"])
+    table.undo()
+    table.redo()
+    assert table.reads == [[1, 2, 4], [1, 2, 4]]
+
+
 def test_r_undo_1_token_changes_are_never_undone() -> None:
     table = Table()
     table.play(rules.change_faith, "p1", 3)
