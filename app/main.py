@@ -34,7 +34,7 @@ from app.services.games import GameService
 from app.services.health import Health
 from app.services.history import HistoryService
 from app.services.idempotency import Idempotency
-from app.services.limits import Rate
+from app.services.limits import Rate, WriteLimits
 from app.services.live import LiveHub
 from app.services.reports import ReportService
 from app.services.retention import Retention, sweep_periodically
@@ -149,9 +149,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     transactions = GameTransactions(
         db,
         GameDocuments(catalogue),
-        max_events=settings.max_events_per_game,
+        limits=WriteLimits(
+            host=Rate(settings.game_write_rate, settings.game_write_burst),
+            player=Rate(settings.player_write_rate, settings.player_write_burst),
+            max_events=settings.max_events_per_game,
+            max_player_events=settings.max_events_per_player,
+        ),
         changes=changes,
-        write_rate=Rate(settings.game_write_rate, settings.game_write_burst),
         rows=rows,
     )
     calculations = app.state.calculations = Calculations(catalogue)

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     max_concurrent_writes: int = Field(default=3, ge=1)
     # The most changes (events) one game may log; a real game logs a few dozen.
     max_events_per_game: int = Field(default=1000, ge=1)
+    # The most changes one player's token may log in a game, capped at a tenth of
+    # MAX_EVENTS_PER_GAME so that players together never fill more than half the log.
+    max_events_per_player: int = Field(default=100, ge=1)
     # Following games live (docs/api.md "Following a game live").
     stream_heartbeat_seconds: float = Field(default=15.0, gt=0)
     stream_buffer_events: int = Field(default=256, ge=1)
@@ -85,6 +88,10 @@ class Settings(BaseSettings):
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)
+    # After SIGTERM, what is still being served gets this long to finish (streams and
+    # long-polls end at once), then it is cancelled: the process exits within about a
+    # second more, inside `docker stop`'s default 10 s.
+    shutdown_timeout_seconds: int = Field(default=8, ge=1)
 
     @property
     def stream_slots(self) -> int:
@@ -101,8 +108,12 @@ class Settings(BaseSettings):
     # requests per minute, 0 turns the limit off; a burst is how many may come at once.
     game_creation_rate: float = Field(default=1.0, ge=0)
     game_creation_burst: int = Field(default=20, ge=1)
+    # A game's changes are budgeted per seat: the host's token at GAME_WRITE_*, each
+    # player's token at PLAYER_WRITE_* (so no player can spend the host's budget).
     game_write_rate: float = Field(default=120.0, ge=0)
     game_write_burst: int = Field(default=60, ge=1)
+    player_write_rate: float = Field(default=30.0, ge=0)
+    player_write_burst: int = Field(default=20, ge=1)
     # Peers whose X-Forwarded-For is believed (CIDRs, comma-separated); none by default.
     trusted_proxies: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = ()
 

@@ -138,7 +138,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     kinds = ["sqlite", "postgres"] if args.db == "both" else [args.db]
     for kind in kinds:
-        off = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0"}
+        off = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0", "PLAYER_WRITE_RATE": "0"}
         for what in ("createGame", "setPlayerFaith"):
             for limits in (off, _defaults()):
                 row = _run(kind, args.pg_server, args.seconds, limits, tmp, what)

@@ -43,19 +43,22 @@ def main() -> None:
                     print(f"round {round_ + 1}: {variant}, {workers} worker(s)", flush=True)
                     with serve(command, env, port, tmp / f"{variant}.log") as server:
                         if games_file is None:
-                            games_file = seed(server.base_url, 200, False, "games", tmp / "g.lua")
+                            games_file = tmp / "g.lua"
+                            seed(server.base_url, 200, False, "games", games_file)
                         files = {"games": str(games_file), "threads": "1", "rows": "1"}
                         run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
                         for name in args.scenarios.split(","):
                             for conns in [int(c) for c in args.connections.split(",")]:
+                                # The variant alone: no ceiling or peer is started here.
                                 cell = run_cell(
                                     f"{variant}/{workers}w",
                                     BY_NAME[name],
                                     conns,
-                                    server.base_url,
-                                    server.process.pid,
+                                    {"service": server},
                                     args.duration,
                                     files,
+                                    0,
+                                    {},
                                 )
                                 key = (variant, workers, name, conns)
                                 results.setdefault(key, []).append(cell.result.rps)

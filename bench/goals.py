@@ -29,9 +29,15 @@ def _rps(cell: dict) -> float:
 
 
 def _ratio(run: dict, db: str, scenario: str, ceiling: str, conns: int) -> float:
-    """To the ceiling interleaved with the cell (``--interleave``), else to its own row."""
+    """To the ceiling interleaved with the cell (runs 6 to 10 with ``--interleave``), else
+    to the ceiling's own row. These goals are to the in-app ceilings, which runs since the
+    frozen ceilings have only with ``--in-app``."""
     cell = run[db, scenario, conns]
-    return _rps(cell) / (cell.get("ceiling_rps") or _rps(run[db, ceiling, conns]))
+    if cell.get("ceiling_rps"):
+        return _rps(cell) / cell["ceiling_rps"]
+    if (db, ceiling, conns) not in run:
+        sys.exit(f"{ceiling} is not in this run: these goals are to the in-app ceilings (--in-app)")
+    return _rps(cell) / _rps(run[db, ceiling, conns])
 
 
 def main(paths: list[Path]) -> None:

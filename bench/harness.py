@@ -32,7 +32,7 @@ WRK_MISSING = (
     "(https://github.com/wg/wrk)."
 )
 
-LIMITS_OFF = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0"}
+LIMITS_OFF = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0", "PLAYER_WRITE_RATE": "0"}
 
 
 def require_wrk() -> str:
@@ -177,9 +177,15 @@ def app_command(port: int, workers: int) -> list[str]:
     ]
 
 
-def ceiling_command(port: int, workers: int) -> list[str]:
-    """bench/ceiling.py served by uvicorn with the options ``python -m app`` uses."""
-    return [sys.executable, str(REPO / "bench" / "ceiling.py"), str(port), str(workers)]
+def in_app_command(port: int, workers: int) -> list[str]:
+    """bench/in_app.py: the service's app with its in-app probe routes, served as
+    ``python -m app`` serves it."""
+    return [sys.executable, str(REPO / "bench" / "in_app.py"), str(port), str(workers)]
+
+
+def ceiling_command(name: str, port: int) -> list[str]:
+    """One frozen ceiling of bench/ceilings/ (``bare``, ``bare-read``, ``bare-write``)."""
+    return [sys.executable, "-m", "bench.ceilings.serve", name, str(port)]
 
 
 # ---- RSS ---------------------------------------------------------------------------------

@@ -76,7 +76,8 @@ def parse_collapsed(path: Path) -> tuple[Counter[str], Counter[str], int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenario", default="get-game", choices=sorted(BY_NAME))
+    served = [s.name for s in BY_NAME.values() if s.server == "service" and not s.in_app]
+    parser.add_argument("--scenario", default="get-game", choices=served)
     parser.add_argument("--db", default="sqlite", choices=["sqlite", "postgres"])
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=16)
@@ -96,12 +97,16 @@ def main() -> None:
         env = {"DATABASE_URL": url, "LOG_LEVEL": args.log_level}
         with serve(app_command(port, 1), env, port, tmp / "server.log") as server:
             files = {"threads": "1", "rows": "1"}
-            if "{games}" in scenario.args:
-                files["games"] = str(seed(server.base_url, 200, False, "games", tmp / "g.lua"))
-            if "{resolve}" in scenario.args:
-                files["resolve"] = str(seed(server.base_url, 1500, True, "games", tmp / "r.lua"))
-            wrk_args = [a.format(**files) for a in scenario.args]
-            run_wrk(server.base_url, scenario.script, wrk_args, args.connections, 1)
+            for name, count, faith in (("games", 200, False), ("decide", 200, True)):
+                if f"{{{name}}}" in scenario.load.args:
+                    seed(server.base_url, count, faith, name, tmp / f"{name}.lua")
+                    files[name] = str(tmp / f"{name}.lua")
+            if "{resolve}" in scenario.load.args:
+                seed(server.base_url, 1500, True, "games", tmp / "r.lua")
+                files["resolve"] = str(tmp / "r.lua")
+            wrk_args = [a.format(**files) for a in scenario.load.args]
+            script = scenario.load.script
+            run_wrk(server.base_url, script, wrk_args, args.connections, 1)
             stem = out_dir / f"{args.scenario}-{args.db}"
             collapsed = stem.with_suffix(".collapsed.txt")
             spy = [py_spy, "record", "--pid", str(server.process.pid), "--rate", str(args.rate)]
@@ -110,7 +115,7 @@ def main() -> None:
 
             def load() -> None:
                 results["wrk"] = run_wrk(
-                    server.base_url, scenario.script, wrk_args, args.connections, args.seconds
+                    server.base_url, script, wrk_args, args.connections, args.seconds
                 )
 
             driver = threading.Thread(target=load)

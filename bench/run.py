@@ -1,28 +1,29 @@
-"""Load benchmark of the service, driven by wrk over loopback.
+"""Load benchmark of the service against frozen ceilings and a peer, driven by wrk.
 
     python bench/run.py                      # 10 s per cell, 1 and 64 connections, both DBs
-    python bench/run.py --quick              # 3 s per cell: a smoke run on a noisy machine
+    python bench/run.py --duration 5 --interleave 3   # short, each ratio in three slices
     python bench/run.py --db sqlite --connections 64 --scenarios healthz,get-game
     python bench/run.py --soak 120           # then 120 s of mixed traffic, sampling RSS
-    python bench/run.py --interleave 5       # each ratio against a ceiling run alongside
+    python bench/run.py --in-app             # + the in-app probe routes (bench/in_app.py)
 
-Per database kind: a fresh database; bench/ceiling.py serves the service's own app (the
-one ``python -m app`` serves, same uvicorn options) with two ceiling routes added; games
-seeded through the API; one wrk run per (scenario, connections) cell. Prints one line per
-cell, then the table with each cell's ratio to its ceiling measured in the same run:
-``/healthz`` for calculations, ``read-ceiling`` (one indexed SELECT of a stored text) for
-reads of a game, ``txn-ceiling`` (one UPDATE transaction) for writes.
+Per database kind: a fresh database; the service as ``python -m app`` serves it; games
+seeded through the API; one request of every scenario probed (status, headers, body
+length), handed to the ceilings of ``bench/ceilings/`` (standalone ASGI apps, none of the
+service's code, the same uvicorn settings), which answer the same bytes; then one cell
+per (scenario, connections): the scenario's requests against the service and the same
+requests against each of its references, each a wrk run, with one line of progress per
+cell. A reference is a ceiling (``bare``: no database; ``bare-read``: one indexed SELECT;
+``bare-write``: one UPDATE) or the peer, boardgame.io's server (``bench/peer.py``),
+which answers requests of its own for the same operation.
 
-``--interleave N`` measures each cell as N slices alternating with slices of its ceiling
-(same connections; the cell's ratio is then to that interleaved ceiling, not to the
-ceiling's own row): on a machine whose speed drifts or flips over seconds to minutes (a
-shared host), both sides of a ratio see the same machine. Cells take twice as long. The
-latencies of a sliced cell are the median of its slices' p50 and the highest p99, and
-its p99 is not a steady-state one: every slice begins with all its connections opening
-at once, and at 64 connections those first requests are about 1% of a 2 s slice
-(``bench/goals.py`` reads p99 from unsliced cells only). resolve-report is never sliced
-(a new wrk run would start its pool of fresh games over): its ceiling runs once, just
-before it.
+``--interleave N`` measures a cell as N rounds of (each reference, then the scenario), a
+slice of duration/N each, so that on a machine whose speed drifts or flips (a shared
+host) both sides of a ratio see the same machine; without it a cell is one round of full
+runs. The latencies of a sliced cell are the median of its slices' p50 and the highest
+p99, and its p99 is not a steady-state one: each slice begins with all its connections
+opening at once (``bench/goals.py`` reads p99 from unsliced cells only). resolve-report and
+peer-join are never sliced (a new wrk run would start their pools of fresh games or seats
+over): their references run once, just before them.
 """
 
 from __future__ import annotations
@@ -32,94 +33,56 @@ import asyncio
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import peer
 from harness import (
     DEFAULT_PG_SERVER,
-    REPO,
     RssSampler,
+    Server,
     WrkResult,
+    app_command,
     ceiling_command,
     free_port,
     fresh_database,
+    in_app_command,
     machine,
     require_wrk,
     run_wrk,
     serve,
     workdir,
 )
+from probes import probe
+from scenarios import (
+    BY_NAME,
+    DEFAULT,
+    PAYLOADS,
+    PLAYERS,
+    REPORT_FAITH,
+    SCENARIOS,
+    Data,
+    Load,
+    Scenario,
+)
 
-PAYLOADS = REPO / "bench" / "payloads"
-PLAYERS = [{"name": "Anna", "leaders": ["sisto_iv"]}, {"name": "Bruno"}]
-PLAYERS += [{"name": "Carla"}, {"name": "Dario", "leaders": ["santa_rita"]}]
-# Period 1 threshold is 3: p1 and p3 are eligible (default "support"), p2 and p4 are not.
-REPORT_FAITH = {"p1": 5, "p2": 2, "p3": 7, "p4": 0}
 
+@dataclass
+class Measured:
+    """One side of a cell: its merged wrk runs and the max RSS of the server it ran on."""
 
-@dataclass(frozen=True)
-class Scenario:
     name: str
-    kind: str  # "read", "calc", "write", "ceiling"
-    script: str
-    args: tuple[str, ...]  # placeholders: {games}, {resolve}, {threads}, {rows}
-    ceiling: str  # the scenario it is compared with
-
-
-SCENARIOS = [
-    Scenario("healthz", "ceiling", "get.lua", ("/healthz",), "healthz"),
-    Scenario("faith-track", "read", "get.lua", ("/v1/faith-track",), "healthz"),
-    Scenario(
-        "calc-gains",
-        "calc",
-        "post_json.lua",
-        ("/v1/calculations/gains", str(PAYLOADS / "gains.json")),
-        "healthz",
-    ),
-    Scenario(
-        "calc-final-scores",
-        "calc",
-        "post_json.lua",
-        ("/v1/calculations/final-scores", str(PAYLOADS / "final_scores.json")),
-        "healthz",
-    ),
-    Scenario(
-        "read-ceiling",
-        "ceiling",
-        "read_ceiling.lua",
-        ("{games}", "/bench/read-ceiling/"),
-        "read-ceiling",
-    ),
-    Scenario("get-game", "read", "get_game.lua", ("{games}",), "read-ceiling"),
-    # The same SELECT in a SQLAlchemy Session in the threadpool (the read path of every
-    # route on SQLite, and of PostgreSQL with DB_ASYNC_READS=false), and on a pooled DBAPI
-    # connection without a Session (pool, ping and threadpool kept): where a read's cost is.
-    Scenario(
-        "read-ceiling-session",
-        "read",
-        "read_ceiling.lua",
-        ("{games}", "/bench/read-ceiling-session/"),
-        "read-ceiling",
-    ),
-    Scenario(
-        "read-ceiling-raw",
-        "read",
-        "read_ceiling.lua",
-        ("{games}", "/bench/read-ceiling-raw/"),
-        "read-ceiling",
-    ),
-    # Before any write: the seeded games are still at version 1, so every answer is a 304.
-    Scenario("get-game-304", "read", "get_game.lua", ("{games}", '"1"'), "read-ceiling"),
-    Scenario("txn-ceiling", "ceiling", "ceiling_update.lua", ("{rows}",), "txn-ceiling"),
-    Scenario("put-faith", "write", "put_faith.lua", ("{games}",), "txn-ceiling"),
-    Scenario("put-decision", "write", "put_decision.lua", ("{decide}",), "txn-ceiling"),
-    Scenario("resolve-report", "write", "resolve.lua", ("{resolve}", "{threads}"), "txn-ceiling"),
-]
-BY_NAME = {s.name: s for s in SCENARIOS}
+    result: WrkResult
+    rss_max_mib: float
+    bytes: str = ""  # of the probed answer: status, head + body
 
 
 @dataclass
@@ -130,9 +93,9 @@ class Cell:
     result: WrkResult
     rss_max_mib: float
     note: str = ""
-    # With --interleave: its ceiling, measured in slices alternating with this cell's.
-    ceiling_rps: float | None = None
     slices: int = 1  # wrk runs the cell's figures are merged from
+    bytes: str = ""
+    against: list[Measured] = field(default_factory=list)
 
 
 # ---- seeding through the API --------------------------------------------------------------
@@ -150,31 +113,45 @@ async def _seed_games(base_url: str, count: int, set_faith: bool, label: str) ->
         async def worker() -> None:
             while not queue.empty():
                 i = queue.get_nowait()
-                created = await client.post("/v1/games", json={"players": PLAYERS, "seed": i})
-                created.raise_for_status()
-                data = created.json()
+                create = {"players": PLAYERS, "seed": i}
+                data = (await _retried(client.post, "/v1/games", json=create)).json()
                 game_id, token = data["game"]["id"], data["host_token"]
                 if set_faith:
-                    put = await client.put(
+                    await _retried(
+                        client.put,
                         f"/v1/games/{game_id}/faith",
                         json={"faith": REPORT_FAITH},
                         headers={"Authorization": f"Bearer {token}"},
                     )
-                    put.raise_for_status()
                 games.append([game_id, token, sorted(data["player_tokens"])])
-                if len(games) % 500 == 0:
+                if len(games) % 2000 == 0:
                     print(f"    seeded {len(games)}/{count} {label}", flush=True)
 
         await asyncio.gather(*(worker() for _ in range(16)))
     return games
 
 
-def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> Path:
+async def _retried(
+    call: Callable[..., Awaitable[httpx.Response]], *args: Any, **kwargs: Any
+) -> httpx.Response:
+    """A seeding request, tried again if its connection is cut (on a loaded host a few
+    are, out of thousands); a create tried again leaves at most an unused game."""
+    for attempt in range(3):
+        try:
+            answer = await call(*args, **kwargs)
+            return answer.raise_for_status()
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> list[list]:
     started = time.perf_counter()
     games = asyncio.run(_seed_games(base_url, count, set_faith, label))
     write_lua_data(games, path)
     print(f"    seeded {count} {label} in {time.perf_counter() - started:.1f}s", flush=True)
-    return path
+    return games
 
 
 def write_lua_data(games: list[list], path: Path) -> None:
@@ -194,44 +171,95 @@ def run_cell(
     db: str,
     scenario: Scenario,
     connections: int,
-    base_url: str,
-    pid: int,
+    servers: dict[str, Server],
     duration: float,
     files: dict[str, str],
-    interleave: int = 0,
+    interleave: int,
+    shapes: dict[tuple[str, str], str],
 ) -> Cell:
-    def wrk(which: Scenario, seconds: float) -> WrkResult:
-        args = [a.format(**files) for a in which.args]
-        return run_wrk(base_url, which.script, args, connections, seconds)
+    """The scenario against its server and the same operation against each reference."""
 
-    ceiling = BY_NAME[scenario.ceiling]
-    ceiling_rps: float | None = None
-    slices = 1
-    with RssSampler(pid) as rss:
-        if not interleave or ceiling is scenario:
-            result = wrk(scenario, duration)
-        elif scenario.name == "resolve-report":
-            ceiling_rps = wrk(ceiling, duration).rps
-            result = wrk(scenario, duration)
-        else:
-            piece = duration / interleave
-            pairs = [(wrk(ceiling, piece), wrk(scenario, piece)) for _ in range(interleave)]
-            ceiling_rps = _merged([c for c, _ in pairs]).rps
-            result = _merged([r for _, r in pairs])
-            slices = interleave
-    note = ""
-    if result.non2xx or result.socket_errors:
-        note = f"{result.non2xx} non-2xx, {result.socket_errors} socket errors"
-    rss_mib = rss.max_total_mib()
-    cell = Cell(db, scenario.name, connections, result, rss_mib, note, ceiling_rps, slices)
-    against = f"  ({result.rps / ceiling_rps:.0%} of {ceiling.name})" if ceiling_rps else ""
+    def wrk(server: Server, load: Load, seconds: float) -> WrkResult:
+        args = [a.format(**files) for a in load.args]
+        return run_wrk(server.base_url, load.script, args, connections, seconds)
+
+    def exited(name: str) -> bool:
+        return servers[name].process.poll() is not None
+
+    known = [r for r in scenario.against if r.server in servers]
+    refs = [r for r in known if not exited(r.server)]
+    notes = [f"{r.name}: its server had exited" for r in known if exited(r.server)]
+    rounds = max(1, interleave) if scenario.sliced else 1
+    piece = duration / rounds
+    mine: list[WrkResult] = []
+    theirs: list[list[WrkResult]] = [[] for _ in refs]
+    with ExitStack() as stack:
+        rss = {
+            name: stack.enter_context(RssSampler(servers[name].process.pid))
+            for name in {scenario.server, *(r.server for r in refs)}
+        }
+        lost: dict[str, int] = {}  # reference -> its slices done when its server exited
+        for _ in range(rounds):
+            for i, ref in enumerate(refs):
+                if ref.name in lost:
+                    continue
+                if not exited(ref.server):
+                    try:
+                        load = ref.load or scenario.load
+                        theirs[i].append(wrk(servers[ref.server], load, piece))
+                        continue
+                    except RuntimeError:
+                        # A reference that dies under load (the peer can) is a finding,
+                        # not the end of the run: the cell says so, later cells go without.
+                        if not exited(ref.server):
+                            raise
+                lost[ref.name] = len(theirs[i])
+            mine.append(wrk(servers[scenario.server], scenario.load, piece))
+    result = _merged(mine)
+    against = [
+        Measured(
+            ref.name,
+            _merged(runs) if runs else WrkResult(0, 0.0, 0.0, 0.0, 0.0, 0, 0),
+            rss[ref.server].max_total_mib(),
+            shapes.get((scenario.name, ref.name), ""),
+        )
+        for ref, runs in zip(refs, theirs, strict=True)
+    ]
+    notes += [
+        f"{name}: its server exited during the cell, after {done} of {rounds} slices"
+        for name, done in lost.items()
+    ]
+    notes = [_errors(result), *notes]
+    notes += [f"{m.name}: {e}" for m in against if (e := _errors(m.result))]
+    cell = Cell(
+        db,
+        scenario.name,
+        connections,
+        result,
+        rss[scenario.server].max_total_mib(),
+        "; ".join(n for n in notes if n),
+        len(mine),
+        shapes.get((scenario.name, ""), ""),
+        against,
+    )
+    ratios = "".join(f"  {_ratio(result, m.result)} of {m.name}" for m in against)
     print(
         f"  {db:8} {scenario.name:18} c={connections:<3} {result.rps:9.0f} req/s"
         f"  p50 {result.p50_ms:7.2f} ms  p99 {result.p99_ms:7.2f} ms"
-        f"  rss {cell.rss_max_mib:6.1f} MiB{against}  {note}",
+        f"  rss {cell.rss_max_mib:6.1f} MiB{ratios}  {cell.note}",
         flush=True,
     )
     return cell
+
+
+def _errors(result: WrkResult) -> str:
+    if result.non2xx or result.socket_errors:
+        return f"{result.non2xx} non-2xx/3xx, {result.socket_errors} socket errors"
+    return ""
+
+
+def _ratio(mine: WrkResult, theirs: WrkResult) -> str:
+    return f"{mine.rps / theirs.rps:.0%}" if theirs.rps else "-"
 
 
 def _merged(slices: list[WrkResult]) -> WrkResult:
@@ -249,61 +277,151 @@ def _merged(slices: list[WrkResult]) -> WrkResult:
     )
 
 
-def bench_database(db: str, args: argparse.Namespace, tmp: Path) -> tuple[list[Cell], dict]:
+# ---- servers ------------------------------------------------------------------------------
+
+
+@contextmanager
+def serving(
+    name: str,
+    command: Callable[[int], list[str]],
+    env: dict[str, str],
+    tmp: Path,
+    ready: str = "/readyz",
+) -> Iterator[Server]:
+    """``command(port)`` on a free port, until it answers ``ready``."""
+    port = free_port()
+    log = tmp / f"server-{name}.log"
+    line = " ".join(Path(a).name if a.startswith("/") else a for a in command(port))
+    print(f"  [{name}] {line} (log {log})", flush=True)
+    with serve(command(port), env, port, log, ready_path=ready) as server:
+        yield server
+
+
+@contextmanager
+def peer_server(tmp: Path) -> Iterator[Server]:
+    """boardgame.io's server on an empty FlatFile folder."""
+    peer.install()
+    storage = tmp / "peer-flatfile"
+    storage.mkdir()
+    with serving("peer", lambda p: peer.command(p, storage), peer.ENV, tmp, "/games") as server:
+        yield server
+
+
+def bench_database(
+    db: str,
+    wanted: list[Scenario],
+    args: argparse.Namespace,
+    tmp: Path,
+    servers: dict[str, Server],
+    data: Data,
+    files: dict[str, str],
+) -> tuple[list[Cell], dict]:
     cells: list[Cell] = []
     soak: dict = {}
-    wanted = [BY_NAME[name] for name in args.scenarios]
     env = {"LOG_LEVEL": args.log_level, "BENCH_ROWS": str(args.rows)}
-    with fresh_database(db, args.pg_server, tmp) as url:
+    with fresh_database(db, args.pg_server, tmp) as url, ExitStack() as stack:
         env["DATABASE_URL"] = url
-        port = free_port()
-        log = tmp / f"server-{db}.log"
-        print(f"[{db}] starting bench/ceiling.py --workers {args.workers} (log {log})", flush=True)
-        with serve(ceiling_command(port, args.workers), env, port, log) as server:
-            files = {"threads": "1", "rows": str(args.rows)}
-            games = tmp / f"{db}-games.lua"
-            files["games"] = str(seed(server.base_url, args.games, False, "games", games))
-            if any(s.name == "put-decision" for s in wanted):
-                decide = tmp / f"{db}-decide.lua"
-                seed(server.base_url, args.games, True, "report games", decide)
-                files["decide"] = str(decide)
-            # Warm-up: imports, pools, caches.
-            run_wrk(server.base_url, "get.lua", ["/healthz"], 8, 1)
-            if any(s.name == "get-game-304" for s in wanted):
-                assert_not_modified(server.base_url, games)
-            for scenario in wanted:
-                for connections in args.connections:
-                    if scenario.name == "resolve-report":
-                        pool = tmp / f"{db}-resolve-{connections}.lua"
-                        seed(server.base_url, args.resolve_games, True, "report games", pool)
-                        files["resolve"] = str(pool)
-                    cell = run_cell(
-                        db,
-                        scenario,
-                        connections,
-                        server.base_url,
-                        server.process.pid,
-                        args.duration,
-                        files,
-                        args.interleave,
-                    )
-                    if scenario.name == "resolve-report" and (
-                        cell.result.requests >= args.resolve_games
-                    ):
-                        cell.note += " pool exhausted: req/s is a lower bound"
-                    cells.append(cell)
-            if args.soak:
-                soak = run_soak(db, server.base_url, server.process.pid, args, files)
+        print(f"[{db}]", flush=True)
+        command = in_app_command if any(s.in_app for s in wanted) else app_command
+        workers = args.workers
+        service = stack.enter_context(serving(db, lambda p: command(p, workers), env, tmp))
+        servers = {**servers, "service": service}
+        files = {**files, "threads": "1", "rows": str(args.rows)}
+        data.games = seed(service.base_url, args.games, False, "games", tmp / f"{db}-games.lua")
+        files["games"] = str(tmp / f"{db}-games.lua")
+        if any(s.name == "put-decision" for s in wanted):
+            decide = tmp / f"{db}-decide.lua"
+            data.decide = seed(service.base_url, args.decide_games, True, "report games", decide)
+            files["decide"] = str(decide)
+        data.probe_game = seed(service.base_url, 1, True, "probe game", tmp / f"{db}-probe.lua")[0]
+        if any(s.name == "get-game-304" for s in wanted):
+            assert_not_modified(service.base_url, data.games[0])
+        shapes, answers = probe_all(service, wanted, data)
+        answers_file = tmp / f"{db}-answers.json"
+        answers_file.write_text(json.dumps({"answers": answers}, indent=1))
+        needed = {r.server for s in wanted for r in s.against} - {"peer"}
+        ceiling_env = {"CEILING_ANSWERS": str(answers_file), "DATABASE_URL": url}
+        for name in sorted(needed):
+            ceiling = serving(f"{db}-{name}", partial(ceiling_command, name), ceiling_env, tmp)
+            servers[name] = stack.enter_context(ceiling)
+        probe_references(servers, wanted, data, shapes)
+        # Warm-up: imports, pools, caches.
+        for server in servers.values():
+            run_wrk(server.base_url, "get.lua", ["/readyz"], 8, 1)
+        for scenario in wanted:
+            if scenario.server != "service":
+                continue
+            for connections in args.connections:
+                if scenario.name == "resolve-report":
+                    pool = tmp / f"{db}-resolve-{connections}.lua"
+                    seed(service.base_url, args.resolve_games, True, "report games", pool)
+                    files["resolve"] = str(pool)
+                cell = run_cell(
+                    db,
+                    scenario,
+                    connections,
+                    servers,
+                    args.duration,
+                    files,
+                    args.interleave,
+                    shapes,
+                )
+                if scenario.name == "resolve-report" and (
+                    cell.result.requests >= args.resolve_games
+                ):
+                    cell.note += " pool exhausted: req/s is a lower bound"
+                cells.append(cell)
+        if args.soak:
+            soak = run_soak(db, service.base_url, service.process.pid, args, files)
     return cells, soak
 
 
-def assert_not_modified(base_url: str, data_file: Path) -> None:
+def probe_all(
+    service: Server, wanted: list[Scenario], data: Data
+) -> tuple[dict[tuple[str, str], str], list[dict[str, Any]]]:
+    """One request of each scenario against the service: its bytes, and the answers the
+    ceilings are to send (in the order of ``SCENARIOS``, so a 200 comes before a 304)."""
+    shapes: dict[tuple[str, str], str] = {}
+    answers: list[dict[str, Any]] = []
+    for scenario in wanted:
+        if scenario.server != "service":
+            continue
+        probed = probe(service.base_url, scenario.load.probe(data))
+        shapes[scenario.name, ""] = probed.bytes()
+        answers.append(probed.answer())
+        print(f"    probe {scenario.name}: {probed.bytes()}", flush=True)
+    return shapes, answers
+
+
+def probe_references(
+    servers: dict[str, Server],
+    wanted: list[Scenario],
+    data: Data,
+    shapes: dict[tuple[str, str], str],
+) -> None:
+    """The same requests against each ceiling (which must answer the same status), the
+    peer's against the peer."""
+    for scenario in wanted:
+        for ref in scenario.against:
+            if ref.server not in servers or (ref.server == "peer" and not data.peer_matches):
+                continue
+            if servers[ref.server].process.poll() is not None:
+                continue
+            probed = probe(servers[ref.server].base_url, (ref.load or scenario.load).probe(data))
+            shapes[scenario.name, ref.name] = probed.bytes()
+            print(f"    probe {scenario.name} on {ref.name}: {probed.bytes()}", flush=True)
+            mine = shapes[scenario.name, ""].split(",")[0]
+            if ref.server != "peer" and str(probed.status) != mine:
+                raise SystemExit(
+                    f"{ref.name} answered {probed.status} to {scenario.name}, not {mine}"
+                )
+
+
+def assert_not_modified(base_url: str, game: list) -> None:
     """The 304 scenario means something only if a seeded game answers ``"1"`` with a 304."""
-    first = data_file.read_text().splitlines()[1].split('"')
-    game_id, token = first[1], first[3]
     answer = httpx.get(
-        f"{base_url}/v1/games/{game_id}",
-        headers={"Authorization": f"Bearer {token}", "If-None-Match": '"1"'},
+        f"{base_url}/v1/games/{game[0]}",
+        headers={"Authorization": f"Bearer {game[1]}", "If-None-Match": '"1"'},
     )
     if answer.status_code != 304:
         raise SystemExit(f"get-game-304: a seeded game answered {answer.status_code}, not 304")
@@ -340,42 +458,87 @@ def run_soak(db: str, base_url: str, pid: int, args: argparse.Namespace, files: 
 
 
 def table(cells: list[Cell]) -> str:
-    ceilings = {(c.db, c.scenario, c.connections): c.result.rps for c in cells}
     rows = [
-        "| db | scenario | conns | req/s | p50 ms | p99 ms | p99/p50 | ratio to ceiling "
+        "| db | scenario | conns | req/s | p50 ms | p99 ms | p99/p50 | ratio | answer bytes "
         "| max RSS MiB | notes |",
-        "|---|---|---:|---:|---:|---:|---:|---|---:|---|",
+        "|---|---|---:|---:|---:|---:|---:|---|---|---:|---|",
     ]
-    for c in cells:
-        ceiling_name = BY_NAME[c.scenario].ceiling
-        ceiling = c.ceiling_rps or ceilings.get((c.db, ceiling_name, c.connections))
-        if c.scenario == ceiling_name:
-            ratio = "(ceiling)"
-        elif ceiling:
-            ratio = f"{c.result.rps / ceiling:.0%} of {ceiling_name}"
-        else:
-            ratio = "-"
-        spread = c.result.p99_ms / c.result.p50_ms if c.result.p50_ms else 0
-        rows.append(
-            f"| {c.db} | {c.scenario} | {c.connections} | {c.result.rps:.0f} "
-            f"| {c.result.p50_ms:.2f} | {c.result.p99_ms:.2f} | {spread:.1f} | {ratio} "
-            f"| {c.rss_max_mib:.1f} | {c.note} |"
+
+    def row(
+        db: str, name: str, conns: int, r: WrkResult, ratio: str, shape: str, rss: float, note: str
+    ) -> str:
+        spread = r.p99_ms / r.p50_ms if r.p50_ms else 0
+        return (
+            f"| {db} | {name} | {conns} | {r.rps:.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} "
+            f"| {spread:.1f} | {ratio} | {shape} | {rss:.1f} | {note} |"
         )
+
+    for c in cells:
+        ratio = "; ".join(f"{_ratio(c.result, m.result)} of {m.name}" for m in c.against)
+        rows.append(
+            row(
+                c.db,
+                c.scenario,
+                c.connections,
+                c.result,
+                ratio or "-",
+                c.bytes,
+                c.rss_max_mib,
+                c.note,
+            )
+        )
+        for m in c.against:
+            rows.append(
+                row(
+                    c.db,
+                    f"&nbsp;&nbsp;{m.name}",
+                    c.connections,
+                    m.result,
+                    "(reference)",
+                    m.bytes,
+                    m.rss_max_mib,
+                    "",
+                )
+            )
     return "\n".join(rows)
+
+
+def ready_games(cells: list[Cell]) -> list[str]:
+    """A game four players can act in: the service's one create against boardgame.io's
+    create and four joins, each at the rate measured in this run."""
+    joins = {c.connections: c.result.rps for c in cells if c.scenario == "peer-join"}
+    lines = []
+    for c in cells:
+        create = next((m for m in c.against if m.name == "boardgame.io create"), None)
+        if c.scenario != "create-game" or create is None or not joins.get(c.connections):
+            continue
+        theirs = 1 / (1 / create.result.rps + 4 / joins[c.connections])
+        lines.append(
+            f"- {c.db}, c={c.connections}: the service {c.result.rps:.0f} games/s (one request,"
+            f" five tokens); boardgame.io {theirs:.0f} (create {create.result.rps:.0f}/s,"
+            f" 4 joins at {joins[c.connections]:.0f}/s): {c.result.rps / theirs:.0%}"
+        )
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds per cell")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per cell side")
     parser.add_argument("--connections", default="1,64", help="comma list, default 1,64")
     parser.add_argument("--db", default="sqlite,postgres", help="sqlite,postgres")
-    parser.add_argument("--scenarios", default=",".join(BY_NAME), help="comma list")
+    parser.add_argument("--scenarios", default=",".join(DEFAULT), help="comma list")
+    parser.add_argument("--in-app", action="store_true", help="+ the in-app probe routes")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers")
-    parser.add_argument("--games", type=int, default=1000, help="games for get/put scenarios")
+    parser.add_argument("--games", type=int, default=10000, help="games read and written")
+    parser.add_argument("--decide-games", type=int, default=2000, help="games of put-decision")
     parser.add_argument(
         "--resolve-games", type=int, default=12000, help="fresh games per resolve-report cell"
     )
-    parser.add_argument("--rows", type=int, default=10000, help="rows of the write ceiling")
+    parser.add_argument("--peer-matches", type=int, default=1000, help="boardgame.io matches")
+    parser.add_argument(
+        "--peer-join-matches", type=int, default=3000, help="open matches per peer-join cell"
+    )
+    parser.add_argument("--rows", type=int, default=10000, help="rows of --in-app txn-ceiling")
     parser.add_argument("--log-level", default="info", help="LOG_LEVEL of the server")
     parser.add_argument("--soak", type=int, default=0, help="seconds of mixed traffic (RSS)")
     parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER, help="admin URL")
@@ -385,18 +548,28 @@ def main() -> None:
         "--interleave",
         type=int,
         default=0,
-        help="measure each cell in N slices alternating with its ceiling (see above)",
+        help="measure each cell in N rounds alternating with its references (see above)",
     )
     args = parser.parse_args()
     if args.quick:
         args.duration = min(args.duration, 3.0)
-        args.games = min(args.games, 300)
+        args.games = min(args.games, 1000)
+        args.decide_games = min(args.decide_games, 300)
         args.resolve_games = min(args.resolve_games, 1500)
+        args.peer_matches = min(args.peer_matches, 300)
+        args.peer_join_matches = min(args.peer_join_matches, 1000)
     args.connections = [int(c) for c in args.connections.split(",")]
-    args.scenarios = [s.strip() for s in args.scenarios.split(",")]
-    unknown = [s for s in args.scenarios if s not in BY_NAME]
+    names = [s.strip() for s in args.scenarios.split(",")]
+    if args.in_app:
+        names += [s.name for s in SCENARIOS if s.in_app and s.name not in names]
+    unknown = [s for s in names if s not in BY_NAME]
     if unknown:
         parser.error(f"unknown scenarios {unknown}; known: {', '.join(BY_NAME)}")
+    if args.games < 10000:
+        print(
+            f"note: reads and writes spread over {args.games} games, not a run to record (10,000)"
+        )
+    wanted = [s for s in SCENARIOS if s.name in names]
     require_wrk()
 
     info = machine()
@@ -404,16 +577,56 @@ def main() -> None:
     tmp = workdir()
     cells: list[Cell] = []
     soaks: list[dict] = []
-    for db in args.db.split(","):
-        db_cells, soak = bench_database(db.strip(), args, tmp)
-        cells += db_cells
-        if soak:
-            soaks.append(soak)
-    # Ceilings first within each database so the table reads top-down.
-    order = {name: i for i, name in enumerate(["healthz", "read-ceiling", "txn-ceiling", *BY_NAME])}
+    data = Data()
+    files: dict[str, str] = {"threads": "1"}
+    with ExitStack() as stack:
+        servers: dict[str, Server] = {}
+        if any(s.server == "peer" or any(r.server == "peer" for r in s.against) for s in wanted):
+            print("[peer] boardgame.io", flush=True)
+            servers["peer"] = stack.enter_context(peer_server(tmp))
+            matches = tmp / "peer-matches.lua"
+            data.peer_matches = peer.seed(
+                servers["peer"].base_url, args.peer_matches, True, matches
+            )
+            files["peer"] = str(matches)
+        for db in args.db.split(","):
+            db_cells, soak = bench_database(db.strip(), wanted, args, tmp, servers, data, files)
+            cells += db_cells
+            if soak:
+                soaks.append(soak)
+        for scenario in (s for s in wanted if s.server == "peer"):
+            if servers["peer"].process.poll() is not None:
+                print(f"[peer] {scenario.name}: not run, the peer had exited", flush=True)
+                continue
+            print(f"[peer] {scenario.name}", flush=True)
+            for connections in args.connections:
+                base_url = servers["peer"].base_url
+                pool = tmp / f"peer-open-{connections}.lua"
+                peer.seed(base_url, args.peer_join_matches, False, pool)
+                files["peer_join"] = str(pool)
+                data.peer_open = peer.seed(base_url, 1, False, tmp / "peer-probe.lua")[0]
+                probed = probe(base_url, scenario.load.probe(data))
+                print(f"    probe {scenario.name}: {probed.bytes()}", flush=True)
+                shapes = {(scenario.name, ""): probed.bytes()}
+                cell = run_cell(
+                    "flatfile",
+                    scenario,
+                    connections,
+                    servers,
+                    args.duration,
+                    files,
+                    args.interleave,
+                    shapes,
+                )
+                if cell.result.requests >= 4 * args.peer_join_matches:
+                    cell.note += " pool exhausted: req/s is a lower bound"
+                cells.append(cell)
+    order = {name: i for i, name in enumerate(BY_NAME)}
     cells.sort(key=lambda c: (c.db, order[c.scenario], c.connections))
     print()
     print(table(cells))
+    for line in ready_games(cells):
+        print(line)
     for soak in soaks:
         print(
             f"\nsoak {soak['db']}: {soak['seconds']} s mixed at 64 conns, {soak['rps']} req/s, "

@@ -37,10 +37,54 @@ from app.persistence.migrate import upgrade  # noqa: E402
 DEFAULT_TEST_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
+# Markers by what a test needs, so a subset can be picked: `-m "not slow and not postgres"`
+# is the fast one (README, Testing). A suite's folder says what its tests need; a module or
+# folder elsewhere that is slow is listed by its path.
+MARKERS = {
+    "postgres": "needs a PostgreSQL server (TEST_POSTGRES_URL); runs in CI",
+    "slow": "starts real processes, servers, browsers or containers, or sends many requests",
+    "browser": "drives Debian's Chromium (tests/web)",
+    "node": "needs Node.js and npm (the SDK, the companion, the contract's npm linters)",
+    "docker": "needs a Docker engine (tests/deploy)",
+}
+_BY_FOLDER = {
+    "e2e": ("slow",),
+    "integration": ("slow",),
+    "edge": ("slow",),
+    "stall": ("slow", "postgres"),
+    "live": ("slow",),
+    "packaging": ("slow",),
+    "hostile": ("slow",),
+    "docs": ("slow",),
+    "contract": ("slow", "node"),
+    "clients": ("slow", "node"),
+    "web": ("slow", "node", "browser"),
+    "deploy": ("slow", "docker"),
+}
+_BY_MODULE = {
+    "api/hostile": ("slow",),  # hundreds of hostile-input cases
+    "perf/test_lazy_imports.py": ("slow",),  # fresh interpreters
+    "limits/test_across_processes.py": ("slow",),
+    "limits/test_real_server_addresses.py": ("slow",),
+    "retention/test_retention.py": ("slow",),
+    "migrations/test_migrations.py": ("slow",),
+}
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "postgres: needs a PostgreSQL server (TEST_POSTGRES_URL); runs in CI"
-    )
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = REPO_ROOT / "tests"
+    for item in items:
+        relative = Path(item.path).resolve().relative_to(tests)
+        names = _BY_FOLDER.get(relative.parts[0], ())
+        for depth in range(2, len(relative.parts) + 1):
+            names += _BY_MODULE.get("/".join(relative.parts[:depth]), ())
+        for name in names:
+            item.add_marker(name)
 
 
 def _with_database(server_url: str, name: str) -> str:

@@ -58,6 +58,7 @@ class Server:
         # Suites that create many games turn the rate limits off; a test of them sets its own.
         env.setdefault("GAME_CREATION_RATE", "0")
         env.setdefault("GAME_WRITE_RATE", "0")
+        env.setdefault("PLAYER_WRITE_RATE", "0")
         env.update(self.env)
         args = [self.python, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)]
         if not self.migrate:

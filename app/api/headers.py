@@ -9,13 +9,12 @@ from fastapi import Depends, Header, Request
 from fastapi.security import HTTPBearer
 from starlette.requests import HTTPConnection
 
+from app.api.idempotency_keys import weakness
 from app.api.problems.catalogue import BadRequest
 from app.domain.errors import InvalidInput
 
 # One tag of an If-Match / If-None-Match list: "3" or W/"3" (weak tags compare weakly).
-_ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
-# At least 128 bits: a UUID (36 characters) or 22 and more base64url characters.
-_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{22,255}$")
+_ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$', re.ASCII)
 
 
 def _single(request: HTTPConnection, name: str) -> str | None:
@@ -92,19 +91,16 @@ async def idempotency_key(
         str | None,
         Header(
             alias="Idempotency-Key",
-            description="A unique key per operation carrying at least 128 bits: a UUID, or "
-            "22 or more base64url characters. A retry with the same key and body replays "
-            "the first answer.",
+            description="A random key per operation, as hard to guess as a token: a "
+            "version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct "
+            "characters (docs/api.md, Idempotency). A retry with the same key and body "
+            "replays the first answer.",
         ),
     ] = None,
 ) -> str | None:
     key = _single(request, "Idempotency-Key")
-    if key is not None and not _IDEMPOTENCY_KEY.match(key):
-        raise InvalidInput(
-            "Idempotency-Key must carry at least 128 bits: a UUID, or 22 to 255 base64url "
-            "characters (A-Z a-z 0-9 - _)",
-            loc=("header", "Idempotency-Key"),
-        )
+    if key is not None and (why := weakness(key)) is not None:
+        raise InvalidInput(why, loc=("header", "Idempotency-Key"))
     return key
 
 

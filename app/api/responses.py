@@ -48,15 +48,17 @@ def versioned(model: BaseModel, version: int, status_code: int = 200) -> JSONMod
     return JSONModelResponse(model, status_code, {"ETag": etag(version)})
 
 
-def replayable(answer: StoredAnswer) -> Response:
-    """The answer of an idempotent operation, marked when it is a replay of the first."""
+#: On every answer that carries a token or a secret: no cache, shared or private, keeps it.
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def replayable(answer: StoredAnswer, *, secret: bool = False) -> Response:
+    """The answer of an idempotent operation, marked when it is a replay of the first;
+    ``secret`` when it carries tokens or a recovery code (sent ``no-store``, replays
+    included)."""
     headers = dict(answer.headers)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
+    if secret:
+        headers.update(NO_STORE)
     return raw_json_response(answer.body, answer.status_code, headers)
-
-
-def secret(response: Response) -> Response:
-    """An answer that carries a token or a recovery code: no cache may keep it."""
-    response.headers["Cache-Control"] = "no-store"
-    return response

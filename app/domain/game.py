@@ -14,7 +14,6 @@ and redo carry the values they leave, which ``apply`` puts in place.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
@@ -30,15 +29,10 @@ from app.domain.errors import (
     ReportResolved,
     RoundsNotTracked,
 )
-from app.domain.faith import MAX_FAITH, PERIODS, cap_faith, period_info
+from app.domain.faith import MAX_FAITH, PERIODS, add_faith, cap_faith, period_info
 from app.domain.leaders import LeaderId
-from app.domain.report import (
-    Choice,
-    Outcome,
-    ReportPlayer,
-    is_eligible,
-    resolve_report,
-)
+from app.domain.names import check_player_name, first_clash
+from app.domain.report import Choice, Outcome, ReportPlayer, is_eligible, resolve_report
 from app.domain.rounds import FIRST_ROUND, RoundState, in_report_phase, next_round
 from app.domain.tiles import Catalogue
 
@@ -176,33 +170,6 @@ class NewPlayer:
     leaders: tuple[LeaderId, ...] = ()
 
 
-# Characters a player name may not hold: they are invisible, reorder text (bidi controls)
-# or are not text at all, so two names could look the same and be different. Categories:
-# controls, format characters (zero-width spaces and joiners, bidi marks and overrides),
-# surrogates, private use, unassigned, line and paragraph separators.
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-# Letters and symbols that render as blank space although their category is not one of those.
-_BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u180e")
-
-
-def check_player_name(name: str, loc: tuple[str | int, ...]) -> None:
-    """A name shows what it is: no invisible, format or bidi-control character, and at
-    least one letter or digit."""
-    for char in name:
-        if unicodedata.category(char) in _REFUSED_CATEGORIES or char in _BLANK_LOOKING:
-            raise InvalidInput(
-                f"a name may not contain the invisible or control character U+{ord(char):04X}",
-                loc=loc,
-            )
-    if not any(unicodedata.category(char)[0] in "LN" for char in name):
-        raise InvalidInput("a name needs at least one letter or digit", loc=loc)
-
-
-def name_key(name: str) -> str:
-    """Names equal under this key count as the same name (NFKC, case-folded)."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def create_game(
     catalogue: Catalogue,
     players: Sequence[NewPlayer],
@@ -218,19 +185,18 @@ def create_game(
     turn order), every report open, and the tiles drawn from ``seed`` (``random_seed``
     when neither a seed nor tiles are given) or named in ``tiles`` (R-DRAW-1..3); with
     ``track_rounds``, at round 1 (R-RND-1)."""
-    seen: dict[str, int] = {}
     for index, player in enumerate(players):
-        loc: tuple[str | int, ...] = ("players", index, "name")
-        check_player_name(player.name, loc)
-        key = name_key(player.name)
-        if key in seen:
-            raise InvalidInput(
-                f"player names must be unique: {player.name!r} is also player {seen[key]}",
-                loc=loc,
-            )
-        seen[key] = index
+        check_player_name(player.name, ("players", index, "name"))
         if len(set(player.leaders)) != len(player.leaders):
             raise InvalidInput("a leader is listed twice", loc=("players", index, "leaders"))
+    clash = first_clash([player.name for player in players])
+    if clash is not None:
+        earlier, later = clash
+        raise InvalidInput(
+            f"player names must be unique and not look alike: {players[later].name!r} reads "
+            f"as player {earlier}'s {players[earlier].name!r}",
+            loc=("players", later, "name"),
+        )
     if len(set(expansions)) != len(expansions):
         raise InvalidInput("an expansion is listed twice", loc=("expansions",))
     if tiles is not None and seed is not None:
@@ -258,51 +224,59 @@ def create_game(
 # ---- commands -------------------------------------------------------------------------
 
 
-def set_faith(game: GameState, values: Mapping[str, int]) -> GameEvent:
-    """R-FT-2: faith above 15 is kept as 15; the event says how much each player lost."""
+# A command returns the event its change logs, or None when the change would leave the
+# game as it is (the same faith, the same decision...): nothing to log, the version stays,
+# so a client repeating itself spends nothing of the game's budgets.
+
+
+def set_faith(game: GameState, values: Mapping[str, int]) -> GameEvent | None:
+    """R-FT-2: faith above 15 is kept as 15; the event lists the players whose faith
+    changes, with how much each lost."""
     changes = []
     for player_id, value in values.items():
         capped = cap_faith(value)
-        changes.append(
-            {
-                "player_id": player_id,
-                "from": game.player(player_id).faith,
-                "to": capped.faith,
-                "lost": capped.lost,
-            }
-        )
-    return GameEvent("faith_set", {"changes": changes})
+        before = game.player(player_id).faith
+        if capped.faith != before:
+            changes.append(
+                {"player_id": player_id, "from": before, "to": capped.faith, "lost": capped.lost}
+            )
+    return GameEvent("faith_set", {"changes": changes}) if changes else None
 
 
-def change_faith(game: GameState, player_id: str, delta: int) -> GameEvent:
+def change_faith(game: GameState, player_id: str, delta: int) -> GameEvent | None:
     """R-FT-3: add ``delta`` to the player's faith; above 15 is lost (R-FT-2), and a
-    removal stops at 0. The event says what was asked, what is kept and what was lost."""
+    removal stops at 0. The event says what was asked, what is kept and what was lost;
+    None when the faith stays as it is (a gain at 15, a removal at 0)."""
     if delta == 0 or abs(delta) > MAX_FAITH_DELTA:
         raise InvalidInput(
             f"a faith change is -{MAX_FAITH_DELTA}..{MAX_FAITH_DELTA}, not 0", loc=("delta",)
         )
     before = game.player(player_id).faith
-    capped = cap_faith(max(before + delta, 0))
+    after = add_faith(before, delta)
+    if after.faith == before:
+        return None
     return GameEvent(
         "faith_changed",
         {
             "player_id": player_id,
             "delta": delta,
             "from": before,
-            "to": capped.faith,
-            "lost": capped.lost,
+            "to": after.faith,
+            "lost": after.lost,
         },
     )
 
 
-def set_leaders(game: GameState, player_id: str, leaders: Sequence[LeaderId]) -> GameEvent:
+def set_leaders(game: GameState, player_id: str, leaders: Sequence[LeaderId]) -> GameEvent | None:
     if len(set(leaders)) != len(leaders):
         raise InvalidInput("a leader is listed twice", loc=("leaders",))
     before = list(game.player(player_id).leaders)
+    if before == list(leaders):
+        return None
     return GameEvent("leaders_set", {"player_id": player_id, "from": before, "to": list(leaders)})
 
 
-def set_turn_order(game: GameState, order: Sequence[str]) -> GameEvent:
+def set_turn_order(game: GameState, order: Sequence[str]) -> GameEvent | None:
     """R-REP-3: the order reports handle players in; every player exactly once."""
     ids = sorted(p.id for p in game.players)
     if sorted(order) != ids:
@@ -310,10 +284,12 @@ def set_turn_order(game: GameState, order: Sequence[str]) -> GameEvent:
             f"the turn order lists every player exactly once: {', '.join(ids)}",
             loc=("turn_order",),
         )
+    if tuple(order) == game.turn_order:
+        return None
     return GameEvent("turn_order_set", {"from": list(game.turn_order), "to": list(order)})
 
 
-def set_decision(game: GameState, period: int, player_id: str, choice: Choice) -> GameEvent:
+def set_decision(game: GameState, period: int, player_id: str, choice: Choice) -> GameEvent | None:
     """R-REP-5: an eligible player chooses support or refuse, until resolution."""
     report = game.report(period)
     player = game.player(player_id)
@@ -324,6 +300,8 @@ def set_decision(game: GameState, period: int, player_id: str, choice: Choice) -
             f"threshold {period_info(period).threshold}: a short player has no choice "
             "and is excommunicated (R-REP-4, R-REP-5)."
         )
+    if report.choice_of(player_id) == choice:
+        return None
     return GameEvent("decision_set", {"period": period, "player_id": player_id, "choice": choice})
 
 

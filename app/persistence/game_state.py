@@ -3,7 +3,7 @@
 The format is versioned (``format``) so that a later change to the state can migrate the
 stored rows: format 1 was written by migration 0002 from the tables of 0001; format 2
 adds the round (null unless the game tracks rounds) and the stacks of changes that an
-undo and a redo would take, and migration 0004 rewrites every format 1 row as format 2.
+undo and a redo would take, and migration 0005 rewrites every format 1 row as format 2.
 """
 
 from __future__ import annotations

@@ -94,9 +94,11 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # The last change: games idle longer than the retention are deleted by it.
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
-    # The game's write limit: the theoretical arrival time (GCRA, ms since the epoch) of its
+    # The host's write limit: the theoretical arrival time (GCRA, ms since the epoch) of its
     # next change; app/services/limits.py.
     write_tat_ms: Mapped[int] = mapped_column(BigInteger(), server_default="0")
+    # Each player seat's [TAT, changes made]: a player spends only its own seat's budget.
+    player_budgets: Mapped[dict[str, list[int]] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class Event(Base):

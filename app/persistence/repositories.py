@@ -47,6 +47,7 @@ _GAME_STATE = select(
     GAMES.c.player_token_hashes,
     GAMES.c.recovery_code_hash,
     GAMES.c.write_tat_ms,
+    GAMES.c.player_budgets,
 ).where(GAMES.c.id == bindparam("game_id"))
 _GAME_STATE_LOCKED = _GAME_STATE.with_for_update()
 _GAME_DOCUMENT = select(
@@ -73,6 +74,7 @@ _GAME_CHANGE = (
                 "document_key",
                 "updated_at",
                 "write_tat_ms",
+                "player_budgets",
             )
         }
     )
@@ -144,8 +146,10 @@ class Credentials:
 class StoredGame:
     state: GameState
     credentials: Credentials
-    # The write limit's theoretical arrival time (ms since the epoch); app/services/limits.py.
+    # The host's write limit's theoretical arrival time (ms since the epoch), and each
+    # player seat's [TAT, changes made]; app/services/limits.py.
     write_tat_ms: int = 0
+    player_budgets: Mapping[str, list[int]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +238,10 @@ class GameRepository:
         if row is None:
             return None
         return StoredGame(
-            game_state(game_id, row.version, row.state), _credentials(row), row.write_tat_ms
+            game_state(game_id, row.version, row.state),
+            _credentials(row),
+            row.write_tat_ms,
+            row.player_budgets,
         )
 
     def document(self, game_id: str) -> StoredDocument | None:
@@ -257,6 +264,7 @@ class GameRepository:
         *,
         read_version: int,
         write_tat_ms: int,
+        player_budgets: Mapping[str, list[int]] | None = None,
         notify: Notification | None = None,
     ) -> bool:
         """Store what a change left, if the game is still at ``read_version`` (the version
@@ -279,6 +287,7 @@ class GameRepository:
             "new_document_key": document_key,
             "new_updated_at": at,
             "new_write_tat_ms": write_tat_ms,
+            "new_player_budgets": dict(player_budgets or {}),
             **_event_values(game.id, game.version, event, at),
         }
         if self.session.get_bind().dialect.name != "postgresql":

@@ -56,6 +56,7 @@ def serve(
         # default trusts 127.0.0.1) would decide it a second time, differently.
         proxy_headers=False,
         timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
+        timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
         **uvicorn_options,
     )
     try:

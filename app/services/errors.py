@@ -53,6 +53,19 @@ class EventLimitReached(ServiceError):
     description = "The game has logged the most changes a game may have; it can still be read."
 
 
+class SeatEventLimitReached(ServiceError):
+    slug = "seat-event-limit-reached"
+    status = 409
+    title = "This player has made the most changes a player may"
+    description = (
+        "A player's token has logged the most changes one player may make to a game; the "
+        "host can still change the game."
+    )
+
+    def __init__(self, detail: str, *, player_id: str) -> None:
+        super().__init__(detail, player_id=player_id)
+
+
 class TooManyRequests(ServiceError):
     slug = "too-many-requests"
     status = 429

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from app.domain import game as rules
 from app.domain.draw import MAX_SEED
 from app.domain.errors import InvalidInput
+from app.domain.faith import add_faith, cap_faith
 from app.domain.gains import Gain, GainsResult
 from app.domain.game import GameState, NewPlayer, PlayerState
 from app.domain.leaders import LeaderId
@@ -197,9 +198,9 @@ class GameService:
             else:
                 who.require_host("set several players' faith at once")
             change.check_version(if_match)
-            event = rules.set_faith(game, values)
-            change.apply(event)
-        lost = {c["player_id"]: c["lost"] for c in event.data["changes"]}
+            change.apply(rules.set_faith(game, values))
+        # What the request loses, whether or not the stored faith moves.
+        lost = {player_id: cap_faith(value).lost for player_id, value in values.items()}
         players = tuple(p for p in change.game.players if p.id in values)
         return FaithChange(players, lost, change.game.version)
 
@@ -275,16 +276,17 @@ class GameService:
     ) -> StoredAnswer:
         session = None if attempt is None else attempt.session
         with self.transactions.changing(game_id, token, session=session) as change:
-            change.game.player(player_id)
+            before = change.game.player(player_id).faith
             _may_enter_faith(change.game, change.who, player_id)
             change.check_version(if_match)
-            event = rules.change_faith(change.game, player_id, delta)
-            change.apply(event)
-        applied = event.data["to"] - event.data["from"]
+            # None when the faith stays (a gain at 15, a removal at 0): nothing is logged.
+            change.apply(rules.change_faith(change.game, player_id, delta))
+        # What the request loses and moves, whether or not the stored faith moves.
+        after = add_faith(before, delta)
         return StoredAnswer(
             200,
             self.transactions.presenter.faith_changed(
-                change.game, player_id, event.data["lost"], applied
+                change.game, player_id, after.lost, after.faith - before
             ),
             {"ETag": f'"{change.game.version}"'},
         )

@@ -23,10 +23,6 @@ from app.services.tokens import hash_recovery_code, hash_token, new_recovery_cod
 from app.services.transactions import Change, GameTransactions
 
 
-class _Unchanged(Exception):
-    """The seat is already as asked: nothing to store."""
-
-
 class SeatService:
     def __init__(self, transactions: GameTransactions, idempotency: Idempotency) -> None:
         self.transactions = transactions
@@ -73,21 +69,18 @@ class SeatService:
         refused from now on, and the seat has none until the host issues it a new one. The
         game's version after it (unchanged when the seat had no token already: nothing is
         logged then)."""
-        try:
-            with (
-                self.transactions.db.transaction(write=True) as session,
-                self.transactions.changing(game_id, token, session=session) as change,
-            ):
-                self._may_change(change, seat, if_match)
-                event = rules.change_seat_token(change.game, seat, "revoked")
-                assert change.credentials is not None
-                if seat not in change.credentials.player_token_hashes:
-                    raise _Unchanged(change.game.version)
+        with (
+            self.transactions.db.transaction(write=True) as session,
+            self.transactions.changing(game_id, token, session=session) as change,
+        ):
+            self._may_change(change, seat, if_match)
+            event = rules.change_seat_token(change.game, seat, "revoked")
+            assert change.credentials is not None
+            if seat not in change.credentials.player_token_hashes:
+                change.apply(None)  # nothing to revoke: nothing logged, the version stays
+            else:
                 change.apply(event)
                 self._store(session, change, seat, None)
-        except _Unchanged as unchanged:
-            (version,) = unchanged.args
-            return int(version)
         return change.game.version
 
     def recover_host_seat(

@@ -47,8 +47,8 @@ from app.persistence.repositories import (
 )
 from app.services.access import Principal, authenticate
 from app.services.deletion import delete_games
-from app.services.errors import EventLimitReached, VersionMismatch
-from app.services.limits import UNLIMITED, Rate, limit_game_write
+from app.services.errors import VersionMismatch
+from app.services.limits import GameBudget, WriteLimits, check_log_room
 from app.services.ports import Presenter
 
 if TYPE_CHECKING:  # made by Database.async_game_rows, on PostgreSQL only
@@ -138,20 +138,21 @@ class GameDocument:
 
 
 class Change:
-    """A change in progress: the locked game, who asks, and the one event it logs."""
+    """A change in progress: the locked game, who asks, and the one event it logs (or
+    none, when the change would leave the game as it is)."""
 
     def __init__(
-        self, game: GameState, who: Principal, max_events: int, write_rate: Rate, write_tat_ms: int
+        self, game: GameState, who: Principal, limits: WriteLimits, budget: GameBudget
     ) -> None:
         self.game = game
         self.who = who
         self.event: GameEvent | None = None
+        self.applied = False
         self.document: GameDocument | None = None  # the read model, once stored
         self.at = utcnow()  # when it happens: the event's time, and the game's last change
-        self.write_tat_ms = write_tat_ms  # the write limit's TAT, moved on by apply()
+        self.budget = budget  # what the game's seats have spent, moved on by apply()
         self.credentials: Credentials | None = None  # the game's, as the change read them
-        self._max_events = max_events
-        self._write_rate = write_rate
+        self._limits = limits
         self._version_checked = False
 
     def check_version(self, expected: Collection[int] | None) -> None:
@@ -175,22 +176,25 @@ class Change:
 
     def check_room(self) -> None:
         """409 when the game's log is full: for a change whose event costs work to make."""
-        if self.game.version >= self._max_events:
-            raise EventLimitReached(
-                f"Game {self.game.id} has logged {self.game.version} changes, the most a "
-                "game may; it can still be read."
-            )
+        check_log_room(self._limits, self.game.id, self.game.version)
 
-    def apply(self, event: GameEvent) -> GameState:
-        """Fold the change's event into the game (stored when the transaction ends)."""
+    def apply(self, event: GameEvent | None) -> GameState:
+        """Fold the change's event into the game (stored when the transaction ends); None
+        when the game stays as it is: nothing is stored, logged or spent."""
         if not self._version_checked:
             raise RuntimeError("check_version() must come before apply(): a 412 is owed first")
-        if self.event is not None:
+        if self.applied:
             raise RuntimeError("a change logs exactly one event")
-        self.check_room()
-        # Only a change that is about to be stored counts against the game's write limit.
-        self.write_tat_ms = limit_game_write(
-            self._write_rate, self.game.id, self.write_tat_ms, int(self.at.timestamp() * 1000)
+        self.applied = True
+        if event is None:
+            return self.game
+        # Only a change that is about to be stored spends its seat's budget.
+        self.budget.spend(
+            self._limits,
+            self.game.id,
+            self.game.version,
+            None if self.who.is_host else self.who.player_id,
+            int(self.at.timestamp() * 1000),
         )
         self.event = event
         self.game = apply(
@@ -207,19 +211,17 @@ class GameTransactions:
         db: Database,
         presenter: Presenter,
         *,
-        max_events: int,
+        limits: WriteLimits,
         changes: ChangeFeed | None = None,
-        write_rate: Rate = UNLIMITED,
         rows: AsyncGameRows | None = None,
     ) -> None:
         self.db = db
         # Reads on the event loop, where the database has them (PostgreSQL): async_reads.py.
         self.rows = rows
         self.presenter = presenter
-        self.max_events = max_events
+        self.limits = limits
         # Announces each change at its commit to whoever follows the game (live.py).
         self.changes = changes
-        self.write_rate = write_rate
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -353,15 +355,17 @@ class GameTransactions:
             identify(stored.credentials)
             if identify is not None
             else authenticate(stored.credentials, token),
-            self.max_events,
-            self.write_rate,
-            stored.write_tat_ms,
+            self.limits,
+            GameBudget.stored(stored.write_tat_ms, stored.player_budgets),
         )
         change.credentials = stored.credentials
         yield change
-        if change.event is None:
-            raise RuntimeError("a change must apply() the event it logs")
+        if not change.applied:
+            raise RuntimeError("a change must apply() the event it logs, or None")
         document = self.presenter.game(change.game)
+        if change.event is None:  # nothing changes: nothing to store
+            change.document = GameDocument(change.game.version, document.encode())
+            return
         version = change.game.version
         stored_first = repository.store_change(
             change.game,
@@ -370,7 +374,8 @@ class GameTransactions:
             change.event,
             change.at,
             read_version=stored.state.version,
-            write_tat_ms=change.write_tat_ms,
+            write_tat_ms=change.budget.host_tat_ms,
+            player_budgets=change.budget.player_data(),
             notify=self.changes.notification(game_id, version) if self.changes else None,
         )
         if not stored_first:
@@ -392,9 +397,8 @@ class GameTransactions:
             change = Change(
                 stored.state,
                 authenticate(stored.credentials, token),
-                self.max_events,
-                self.write_rate,
-                stored.write_tat_ms,
+                self.limits,
+                GameBudget.stored(stored.write_tat_ms, stored.player_budgets),
             )
             yield change
             if not change._version_checked:

@@ -1,4 +1,4 @@
--- PUT /bench/txn-ceiling/{n} of bench/ceiling.py: one UPDATE of a random row per request.
+-- PUT /bench/txn-ceiling/{n} of bench/in_app.py (--in-app): one UPDATE of a random row per request.
 local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
 dofile(here .. "common.lua")
 function init(args)

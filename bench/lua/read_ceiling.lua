@@ -1,4 +1,4 @@
--- GET <args[2]><id> of bench/ceiling.py for a random game of the data file (args[1]), no
+-- GET <args[2]><id> of bench/in_app.py (--in-app) for a random game of the data file (args[1]), no
 -- token: /bench/read-ceiling/, /bench/read-ceiling-raw/ or /bench/read-ceiling-async/.
 local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
 dofile(here .. "common.lua")

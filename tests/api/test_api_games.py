@@ -431,7 +431,7 @@ async def test_if_match_stale_is_412_and_current_succeeds(
     before = await snapshot(game)
     changes = (
         ("PUT", "/players/p1/faith", {"faith": 5}),
-        ("PUT", "/faith", {"faith": {"p1": 5}}),
+        ("PUT", "/faith", {"faith": {"p1": 6}}),
         ("PUT", "/players/p1/leaders", {"leaders": []}),
         ("PUT", "/turn-order", {"turn_order": ["p2", "p1", "p3"]}),
         ("PUT", "/reports/1/decisions/p1", {"choice": "support"}),
@@ -670,3 +670,10 @@ async def test_game_final_scores_every_player_exactly_once(
         assert_problem(response, 422, "validation-error", loc=loc)
     assert_problem(await client.post(url, json={"players": [{"id": "p1"}]}), 401, "unauthorized")
     await assert_unchanged(game, before)
+
+
+async def test_names_each_in_one_script_sit_at_one_table(client: httpx.AsyncClient) -> None:
+    names = ["Anna", "\u0410\u043d\u043d\u0430", "\u039d\u03af\u03ba\u03bf\u03c2", "\u5c71\u7530"]
+    created = await client.post("/v1/games", json={"players": [{"name": n} for n in names]})
+    assert created.status_code == 201, created.text
+    assert [p["name"] for p in created.json()["game"]["players"]] == names

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from app.api.routing import _reference_loads, strict_loads
 from bench.attacks import rss_mib
+from tests.settings import examples
 
 json_values = st.recursive(
     st.none()
@@ -38,7 +39,7 @@ def outcome(read: Any, body: bytes) -> tuple[str, str]:
         return "error", "too deep"
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(json_values, st.booleans())
 def test_a_well_formed_body_reads_as_the_standard_library_reads_it(
     value: Any, ensure_ascii: bool
@@ -47,7 +48,7 @@ def test_a_well_formed_body_reads_as_the_standard_library_reads_it(
     assert outcome(strict_loads, body) == outcome(_reference_loads, body)
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(json_values, st.data())
 def test_a_damaged_body_gets_the_standard_librarys_answer(value: Any, data: st.DataObject) -> None:
     body = bytearray(json.dumps(value, ensure_ascii=False).encode())

@@ -65,7 +65,7 @@ def test_changes_to_one_game_on_two_processes_share_one_limit(
                 headers=host,
                 timeout=60,
             )
-            for faith, server in enumerate([first, second, first, second])
+            for faith, server in enumerate([first, second, first, second], start=1)
         ]
         assert [a.status_code for a in answers] == [200, 200, 200, 429]
         assert answers[-1].headers["Retry-After"].isdigit()

@@ -20,6 +20,9 @@ SETTINGS = [
     "retention_sweep_seconds",
     "retention_batch_size",
     "max_events_per_game",
+    "max_events_per_player",
+    "player_write_rate",
+    "player_write_burst",
 ]
 
 
@@ -35,7 +38,15 @@ def test_the_setting_is_in_the_readme_table(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["GAME_CREATION_RATE", "GAME_WRITE_RATE", "TRUSTED_PROXIES", "GAME_RETENTION_DAYS"]
+    "name",
+    [
+        "GAME_CREATION_RATE",
+        "GAME_WRITE_RATE",
+        "PLAYER_WRITE_RATE",
+        "MAX_EVENTS_PER_PLAYER",
+        "TRUSTED_PROXIES",
+        "GAME_RETENTION_DAYS",
+    ],
 )
 def test_the_api_guide_names_it(name: str) -> None:
     assert f"`{name}`" in (REPO_ROOT / "docs" / "api.md").read_text()

@@ -161,7 +161,7 @@ async def test_every_kind_of_change_counts(app_with: AppWith, client_for: Client
     url = f"/v1/games/{game_id}"
     answers = [
         await client.put(f"{url}/faith", json={"faith": {"p1": 5, "p2": 5}}, headers=host),
-        await client.put(f"{url}/players/p1/leaders", json={"leaders": []}, headers=host),
+        await client.put(f"{url}/players/p1/leaders", json={"leaders": ["sisto_iv"]}, headers=host),
         await client.put(f"{url}/reports/1/decisions/p1", json={"choice": "support"}, headers=host),
         await client.post(
             f"{url}/reports/1/resolution", json={"default_choice": "refuse"}, headers=host

@@ -1,4 +1,4 @@
-"""Migration 0004: the games stored before it can undo every change of play of their log,
+"""Migration 0005: the games stored before it can undo every change of play of their log,
 have no round and no recovery code; a downgrade gives back the state format 1 rows."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def url(request: pytest.FixtureRequest) -> str:
 
 
 async def _play(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """A game with the changes the release before 0004 could make; its id, host header and
+    """A game with the changes the release before 0005 could make; its id, host header and
     document."""
     app = create_app(Settings(database_url=url, **LIMITS_OFF))
     try:
@@ -69,9 +69,9 @@ async def _play(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
         app.state.db.dispose()
 
 
-async def test_a_game_stored_before_0004_undoes_every_change_of_its_log(url: str) -> None:
+async def test_a_game_stored_before_0005_undoes_every_change_of_its_log(url: str) -> None:
     game_id, host, document = await _play(url)
-    downgrade(url, "0003_rate_limits")
+    downgrade(url, "0004_player_budgets")
     old = _state(url, game_id)
     assert old["format"] == 1 and not {"round", "undoable", "redoable"} & set(old)
     assert "recovery_code_hash" not in _columns(url)

@@ -16,6 +16,7 @@ from app.services.calculations import Calculations
 from app.services.games import GameService, NewGame
 from app.services.history import HistoryService
 from app.services.idempotency import Idempotency, request_fingerprint
+from app.services.limits import WriteLimits
 from app.services.reports import ReportService
 from app.services.seats import SeatService
 from app.services.tile_packs import load_catalogue
@@ -46,7 +47,9 @@ class Created:
 def wire(db: Database, max_events: int = MAX_EVENTS) -> UseCases:
     """The use cases on ``db``, as the app factory wires them."""
     idempotency = Idempotency(db, timedelta(hours=24))
-    transactions = GameTransactions(db, GameDocuments(CATALOGUE), max_events=max_events)
+    transactions = GameTransactions(
+        db, GameDocuments(CATALOGUE), limits=WriteLimits(max_events=max_events)
+    )
     games = GameService(transactions, idempotency, CATALOGUE, Calculations(CATALOGUE))
     return UseCases(
         db,

@@ -81,7 +81,9 @@ def test_the_last_attempt_locks_the_game_so_a_hot_game_still_progresses(
     attempts = 0
 
     def another_writer() -> None:
-        use_cases.games.set_turn_order(game.id, ["p3", "p2", "p1"], game.host, None)
+        # A different order each time: setting the same one again would change nothing.
+        order = ["p3", "p2", "p1"] if attempts % 2 else ["p1", "p2", "p3"]
+        use_cases.games.set_turn_order(game.id, order, game.host, None)
 
     @reruns_lost_races
     def change_leaders() -> None:

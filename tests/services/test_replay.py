@@ -13,6 +13,7 @@ from app.domain.errors import ServiceError
 from app.domain.game import GameEvent, replay
 from app.persistence.repositories import EventRepository, GameRepository
 from tests.services.conftest import UseCases, create, new_game
+from tests.settings import examples
 
 PLAYERS = ["p1", "p2", "p3", "p4"]
 choices = st.sampled_from(["support", "refuse"])
@@ -65,7 +66,7 @@ def _check_against_the_log(use_cases: UseCases, game_id: str) -> None:
 
 
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     derandomize=True,
     database=None,

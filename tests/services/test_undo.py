@@ -61,8 +61,22 @@ def use_cases(migrated_database: Database) -> Iterator[UseCases]:
     yield wire(migrated_database, max_events=200)
 
 
+def _version(use_cases: UseCases, game: Created) -> int:
+    with use_cases.db.transaction(write=False) as session:
+        stored = GameRepository(session).version(game.id)
+    assert stored is not None
+    return stored.version
+
+
 def _play(use_cases: UseCases, game: Created, step: tuple[Any, ...]) -> bool:
-    """Play ``step`` as the host; whether it was stored (the rules may refuse it)."""
+    """Play ``step`` as the host; whether it logged a change (the rules may refuse it, and
+    a change that changes nothing logs none)."""
+    before = _version(use_cases, game)
+    _send(use_cases, game, step)
+    return _version(use_cases, game) > before
+
+
+def _send(use_cases: UseCases, game: Created, step: tuple[Any, ...]) -> None:
     kind, *args = step
     games, reports, host = use_cases.games, use_cases.reports, game.host
     try:
@@ -81,8 +95,7 @@ def _play(use_cases: UseCases, game: Created, step: tuple[Any, ...]) -> bool:
         else:
             games.advance_round(game.id, host, None, None, "f")
     except ServiceError:
-        return False
-    return True
+        pass
 
 
 def _undo(use_cases: UseCases, game: Created) -> dict[str, Any]:

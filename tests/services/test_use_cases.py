@@ -99,8 +99,8 @@ def test_a_game_logs_at_most_max_events_then_refuses_changes_but_reads(
     use_cases: UseCases,
 ) -> None:
     game = create(use_cases)
-    for faith in range(MAX_EVENTS - 1):
-        use_cases.games.set_faith(game.id, {"p1": faith % 15}, game.host, None, single=True)
+    for faith in range(MAX_EVENTS - 1):  # each a change: 1, 2, 3...
+        use_cases.games.set_faith(game.id, {"p1": faith % 15 + 1}, game.host, None, single=True)
     assert asyncio.run(use_cases.games.current_version(game.id, game.host)) == MAX_EVENTS
     with pytest.raises(EventLimitReached):
         use_cases.games.set_faith(game.id, {"p1": 3}, game.host, None, single=True)

@@ -42,10 +42,18 @@ class Table:
         self.log.append((seq, at, event))
         return rules.apply(game, event, game_id="g", seq=seq, at=at)
 
-    def play(self, command: Callable[..., GameEvent], *args: Any) -> GameEvent:
-        """Run ``command(game, *args)`` and fold its event in."""
+    def play(self, command: Callable[..., GameEvent | None], *args: Any) -> GameEvent | None:
+        """Run ``command(game, *args)`` and fold its event in (None: the game stays as it is,
+        nothing is logged)."""
         event = command(self.game, *args)
-        self.game = self._log(self.game, event)
+        if event is not None:
+            self.game = self._log(self.game, event)
+        return event
+
+    def logged(self, command: Callable[..., GameEvent | None], *args: Any) -> GameEvent:
+        """``play``, for a command that must log an event."""
+        event = self.play(command, *args)
+        assert event is not None, f"{command.__name__}{args} logged nothing"
         return event
 
     def read(self, seqs: Sequence[int]) -> list[tuple[int, datetime, GameEvent]]:
@@ -55,10 +63,10 @@ class Table:
         return [entry for entry in self.log if entry[0] in wanted]
 
     def undo(self) -> GameEvent:
-        return self.play(history.undo, self.read)
+        return self.logged(history.undo, self.read)
 
     def redo(self) -> GameEvent:
-        return self.play(history.redo, self.read)
+        return self.logged(history.redo, self.read)
 
     def replayed(self) -> GameState:
         return rules.replay("g", self.log)

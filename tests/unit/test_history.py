@@ -180,13 +180,14 @@ COMMANDS: dict[str, Any] = {
 def _played(
     plays: list[tuple[Any, ...]], track_rounds: bool
 ) -> tuple[Table, list[tuple[Any, ...]]]:
-    """A table that played ``plays`` (those the rules refused left nothing), and the ones
-    that were stored."""
+    """A table that played ``plays`` (those the rules refused, and those that changed
+    nothing, left nothing), and the ones that were stored."""
     table = Table(track_rounds=track_rounds)
     stored = []
     for kind, *args in plays:
         try:
-            table.play(COMMANDS[kind], *args)
+            if table.play(COMMANDS[kind], *args) is None:
+                continue  # a change that changes nothing logs nothing
         except ServiceError:
             continue
         stored.append((kind, *args))

@@ -25,11 +25,12 @@ from app.domain.report import ReportPlayer, resolve_report
 from app.domain.scoring import ScoringPlayer, final_scores
 from app.domain.tiles import Tile
 from app.services.tile_packs import load_catalogue
+from tests.settings import examples
 
 CATALOGUE = load_catalogue()
 BASE = ["base"]
 PERIOD_TILES = {p: CATALOGUE.pool(p, BASE) for p in (1, 2, 3)}
-PROPERTY = settings(max_examples=200, derandomize=True, deadline=None, database=None)
+PROPERTY = settings(max_examples=examples(200), derandomize=True, deadline=None, database=None)
 
 RESOURCES = ("coins", "wood", "stone", "servants", "military_points", "faith_points")
 SOURCES = (

@@ -60,7 +60,7 @@ def test_r_rnd_1_a_game_without_track_rounds_has_no_round_to_advance() -> None:
 
 def test_r_rnd_1_the_event_says_where_the_round_went_from() -> None:
     table = Table(track_rounds=True)
-    event = table.play(rules.advance_round)
+    event = table.logged(rules.advance_round)
     assert event.type == "round_advanced"
     assert event.data == {
         "from": {"number": 1, "phase": "play"},

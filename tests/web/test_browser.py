@@ -1,6 +1,7 @@
 """The table companion in a real browser (Debian's Chromium) against a live service on
 PostgreSQL: each test runs one file of ``clients/web/tests`` (node's test runner driving
-playwright-core). Every wait inside is a bound (30 s a step), never a measurement.
+playwright-core). Every wait inside is a bound (30 s a step), never a measurement: the
+layout and contrast checks measure pixels and colours, not time.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class BrowserTests:
             env=env,
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=300,
         )
         report = (
             f"{name}.test.mjs:\n{done.stdout[-6000:]}\n{done.stderr[-3000:]}\n"
@@ -67,3 +68,17 @@ def test_dropped_connection_recovers_and_long_polls_stand_in_for_the_stream(
 
 def test_listed_origin_plays_live_and_another_origin_is_refused(browser: BrowserTests) -> None:
     browser.run("cors")
+
+
+def test_every_screen_fits_360_and_1280_px_with_aa_contrast(browser: BrowserTests) -> None:
+    browser.run("screens")
+
+
+def test_rule_ids_explain_themselves_on_tap_hover_and_focus(browser: BrowserTests) -> None:
+    browser.run("rules")
+
+
+def test_phone_warns_of_the_excommunication_only_when_the_report_is_due(
+    browser: BrowserTests,
+) -> None:
+    browser.run("warning")

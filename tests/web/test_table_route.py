@@ -54,4 +54,33 @@ async def test_table_without_slash_redirects_and_unknown_files_are_problems(
 def test_every_built_file_is_referenced_by_the_page() -> None:
     page = (WEB_DIR / "index.html").read_text()
     files = sorted(path.name for path in WEB_DIR.iterdir())
-    assert files == sorted(["index.html", *re.findall(r"app-[0-9a-f]{10}\.(?:js|css)", page)])
+    assert files == sorted(["index.html", *re.findall(r'(?:src|href)="([^"#?/]+)"', page)])
+
+
+async def test_favicon_is_the_companions_icon_at_the_root_and_on_the_page(
+    client: httpx.AsyncClient,
+) -> None:
+    icon = await client.get("/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.headers["content-type"] == "image/vnd.microsoft.icon"
+    assert icon.headers["x-content-type-options"] == "nosniff"
+    assert "max-age=" in icon.headers["cache-control"]
+    # An ICO directory: reserved 0, type 1 (icon), then its images' sizes (16 and 32 px).
+    assert icon.content[:4] == b"\x00\x00\x01\x00"
+    count = int.from_bytes(icon.content[4:6], "little")
+    assert sorted(icon.content[6 + 16 * i] for i in range(count)) == [16, 32]
+    assert icon.content == (WEB_DIR / "favicon.ico").read_bytes()
+    assert (await client.head("/favicon.ico")).status_code == 200
+
+    page = await client.get("/table/")
+    links = dict(re.findall(r'<link rel="icon" href="([^"]+)" type="([^"]+)"', page.text))
+    assert sorted(links.values()) == ["image/svg+xml", "image/vnd.microsoft.icon"]
+    for href, kind in links.items():
+        linked = await client.get(f"/table/{href}")
+        assert linked.status_code == 200
+        assert linked.headers["content-type"].startswith(kind)
+    svg = next(href for href, kind in links.items() if kind == "image/svg+xml")
+    assert (await client.get(f"/table/{svg}")).text.startswith("<svg ")
+    # The page's policy stays strict: its icon is its own, like its script and style.
+    assert "img-src 'self' data:;" in page.headers["content-security-policy"]
+    assert "default-src 'self';" in page.headers["content-security-policy"]

@@ -57,6 +57,10 @@ class Problem(BaseModel):
     current_version: int | None = Field(
         default=None, description="`version-mismatch` only: the game's version now."
     )
+    player_id: str | None = Field(
+        default=None,
+        description="`seat-event-limit-reached` only: the player whose share is spent.",
+    )
 
 
 # The extension members some problems carry, shown in their examples (Spectral checks
@@ -73,6 +77,7 @@ _EXAMPLE_MEMBERS: dict[str, dict[str, Any]] = {
     },
     "version-mismatch": {"current_version": 4},
     "decisions-pending": {"pending": ["p2", "p3"]},
+    "seat-event-limit-reached": {"player_id": "p2"},
 }
 
 

@@ -19,7 +19,6 @@ from app.api.responses import (
     etag,
     raw_json_response,
     replayable,
-    secret,
     versioned,
 )
 from app.api.router import LeanRouter
@@ -58,6 +57,7 @@ CHANGE_PROBLEMS = (
     "unsupported-media-type",
     "version-mismatch",
     "event-limit-reached",
+    "seat-event-limit-reached",
     "too-many-requests",
 )
 MAX_WAIT_SECONDS = 30
@@ -94,7 +94,7 @@ def create_game(
     first turn order. The tiles are drawn from `seed` (random when omitted) or named in
     `tiles`. The host token and the player tokens are shown only in this answer."""
     fingerprint = request_fingerprint("createGame", body.model_dump_json(by_alias=True))
-    return secret(replayable(games.create_game(body.to_domain(), key, fingerprint, client)))
+    return replayable(games.create_game(body.to_domain(), key, fingerprint, client), secret=True)
 
 
 @router.get(

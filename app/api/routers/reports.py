@@ -31,6 +31,7 @@ CHANGE_PROBLEMS = (
     "report-resolved",
     "report-out-of-order",
     "event-limit-reached",
+    "seat-event-limit-reached",
     "too-many-requests",
     "service-unavailable",
 )

@@ -10,7 +10,7 @@ from fastapi import Path, Response
 from app.api.deps import SeatUseCases
 from app.api.headers import IdempotencyKey, IfMatch, Token
 from app.api.problems import problem_responses
-from app.api.responses import etag, replayable, secret
+from app.api.responses import etag, replayable
 from app.api.router import LeanRouter
 from app.api.routers.games import CHANGE_PROBLEMS
 from app.api.schemas.seats import RecoveryCreate, RecoveryRead, SeatTokenRead
@@ -45,7 +45,8 @@ def issue_seat_token(
     With an `Idempotency-Key`, a retry with the same token replays the first answer (even
     when that token is the one this call replaced)."""
     fingerprint = request_fingerprint(f"issueSeatToken:{game_id}:{seat}")
-    return secret(replayable(seats.issue_token(game_id, seat, token, if_match, key, fingerprint)))
+    answer = seats.issue_token(game_id, seat, token, if_match, key, fingerprint)
+    return replayable(answer, secret=True)
 
 
 @router.delete(
@@ -99,4 +100,4 @@ def recover_host_seat(
     which is otherwise lost with the seat."""
     fingerprint = request_fingerprint(f"recoverHostSeat:{game_id}", body.model_dump_json())
     answer = seats.recover_host_seat(game_id, body.recovery_code, key, fingerprint)
-    return secret(replayable(answer))
+    return replayable(answer, secret=True)

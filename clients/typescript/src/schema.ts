@@ -1853,6 +1853,11 @@ export interface components {
              * @description `decisions-pending` only: the players who must still choose.
              */
             pending?: string[];
+            /**
+             * Player Id
+             * @description `seat-event-limit-reached` only: the player whose share is spent.
+             */
+            player_id?: string;
             /** Status */
             status: number;
             /** Title */
@@ -1862,7 +1867,7 @@ export interface components {
              * @description `/problems/<slug>`: the slug names the problem; `/problems` lists them.
              * @enum {string}
              */
-            type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/not-in-report-phase" | "/problems/report-still-open" | "/problems/last-round" | "/problems/rounds-not-tracked" | "/problems/nothing-to-undo" | "/problems/nothing-to-redo" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
+            type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/not-in-report-phase" | "/problems/report-still-open" | "/problems/last-round" | "/problems/rounds-not-tracked" | "/problems/nothing-to-undo" | "/problems/nothing-to-redo" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/seat-event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
         } & {
             [key: string]: unknown;
         };
@@ -3592,7 +3597,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path?: never;
@@ -4248,31 +4253,17 @@ export interface operations {
                      *           "at": "2026-03-01T20:15:00Z",
                      *           "data": {
                      *             "from": [
-                     *               "sisto_iv"
+                     *               "p1",
+                     *               "p2",
+                     *               "p3"
                      *             ],
-                     *             "player_id": "p1",
                      *             "to": [
-                     *               "sisto_iv"
+                     *               "p2",
+                     *               "p1",
+                     *               "p3"
                      *             ]
                      *           },
                      *           "seq": 4,
-                     *           "type": "leaders_set"
-                     *         },
-                     *         {
-                     *           "at": "2026-03-01T20:15:00Z",
-                     *           "data": {
-                     *             "from": [
-                     *               "p1",
-                     *               "p2",
-                     *               "p3"
-                     *             ],
-                     *             "to": [
-                     *               "p2",
-                     *               "p1",
-                     *               "p3"
-                     *             ]
-                     *           },
-                     *           "seq": 5,
                      *           "type": "turn_order_set"
                      *         },
                      *         {
@@ -4282,7 +4273,7 @@ export interface operations {
                      *             "period": 1,
                      *             "player_id": "p1"
                      *           },
-                     *           "seq": 6,
+                     *           "seq": 5,
                      *           "type": "decision_set"
                      *         },
                      *         {
@@ -4355,7 +4346,7 @@ export interface operations {
                      *             ],
                      *             "period": 1
                      *           },
-                     *           "seq": 7,
+                     *           "seq": 6,
                      *           "type": "report_resolved"
                      *         },
                      *         {
@@ -4367,7 +4358,7 @@ export interface operations {
                      *             "player_id": "p2",
                      *             "to": 8
                      *           },
-                     *           "seq": 8,
+                     *           "seq": 7,
                      *           "type": "faith_changed"
                      *         },
                      *         {
@@ -4415,7 +4406,7 @@ export interface operations {
                      *             ],
                      *             "report": null,
                      *             "round": null,
-                     *             "seq": 8,
+                     *             "seq": 7,
                      *             "turn_order": [
                      *               "p2",
                      *               "p1",
@@ -4423,7 +4414,7 @@ export interface operations {
                      *             ],
                      *             "type": "faith_changed"
                      *           },
-                     *           "seq": 9,
+                     *           "seq": 8,
                      *           "type": "change_undone"
                      *         },
                      *         {
@@ -4471,7 +4462,7 @@ export interface operations {
                      *             ],
                      *             "report": null,
                      *             "round": null,
-                     *             "seq": 8,
+                     *             "seq": 7,
                      *             "turn_order": [
                      *               "p2",
                      *               "p1",
@@ -4479,7 +4470,7 @@ export interface operations {
                      *             ],
                      *             "type": "faith_changed"
                      *           },
-                     *           "seq": 10,
+                     *           "seq": 9,
                      *           "type": "change_redone"
                      *         },
                      *         {
@@ -4488,7 +4479,7 @@ export interface operations {
                      *             "change": "reissued",
                      *             "seat": "p2"
                      *           },
-                     *           "seq": 11,
+                     *           "seq": 10,
                      *           "type": "seat_token_changed"
                      *         },
                      *         {
@@ -4497,11 +4488,11 @@ export interface operations {
                      *             "change": "recovered",
                      *             "seat": "host"
                      *           },
-                     *           "seq": 12,
+                     *           "seq": 11,
                      *           "type": "seat_token_changed"
                      *         }
                      *       ],
-                     *       "last_seq": 12
+                     *       "last_seq": 11
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];
@@ -4779,7 +4770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5186,7 +5177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5266,7 +5257,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -5352,7 +5343,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached`, `idempotency-in-flight` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5658,7 +5649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5736,7 +5727,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -5869,7 +5860,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -6014,15 +6005,15 @@ export interface operations {
                      *           "p1",
                      *           "p3"
                      *         ],
-                     *         "version": 10
+                     *         "version": 9
                      *       },
                      *       "redo": null,
                      *       "redone": {
-                     *         "seq": 8,
+                     *         "seq": 7,
                      *         "type": "faith_changed"
                      *       },
                      *       "undo": {
-                     *         "seq": 8,
+                     *         "seq": 7,
                      *         "type": "faith_changed"
                      *       }
                      *     }
@@ -6070,7 +6061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached`, `nothing-to-redo`, `idempotency-in-flight` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `nothing-to-redo`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6371,7 +6362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `not-eligible` */
+            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `seat-event-limit-reached`, `not-eligible` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6451,7 +6442,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -6610,7 +6601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `decisions-pending`, `idempotency-in-flight` */
+            /** @description Problem: `report-resolved`, `report-out-of-order`, `event-limit-reached`, `seat-event-limit-reached`, `decisions-pending`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6690,7 +6681,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -6854,7 +6845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached`, `rounds-not-tracked`, `report-still-open`, `last-round`, `idempotency-in-flight` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `rounds-not-tracked`, `report-still-open`, `last-round`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6934,7 +6925,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -7005,7 +6996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached`, `idempotency-in-flight` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -7144,7 +7135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -7359,7 +7350,7 @@ export interface operations {
                      *         "p1",
                      *         "p3"
                      *       ],
-                     *       "version": 5
+                     *       "version": 4
                      *     }
                      */
                     "application/json": components["schemas"]["GameRead"];
@@ -7405,7 +7396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -7485,7 +7476,7 @@ export interface operations {
             header?: {
                 /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
                 "If-Match"?: string | null;
-                /** @description A unique key per operation carrying at least 128 bits: a UUID, or 22 or more base64url characters. A retry with the same key and body replays the first answer. */
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
                 "Idempotency-Key"?: string | null;
             };
             path: {
@@ -7630,18 +7621,18 @@ export interface operations {
                      *           "p1",
                      *           "p3"
                      *         ],
-                     *         "version": 9
+                     *         "version": 8
                      *       },
                      *       "redo": {
-                     *         "seq": 8,
+                     *         "seq": 7,
                      *         "type": "faith_changed"
                      *       },
                      *       "undo": {
-                     *         "seq": 7,
+                     *         "seq": 6,
                      *         "type": "report_resolved"
                      *       },
                      *       "undone": {
-                     *         "seq": 8,
+                     *         "seq": 7,
                      *         "type": "faith_changed"
                      *       }
                      *     }
@@ -7689,7 +7680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `event-limit-reached`, `nothing-to-undo`, `idempotency-in-flight` */
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `nothing-to-undo`, `idempotency-in-flight` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { faviconIco, iconSvg } from "./icon.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
@@ -40,9 +41,16 @@ const jsName = `app-${hash(js)}.js`;
 const cssName = `app-${hash(css)}.css`;
 files.set(jsName, js);
 files.set(cssName, css);
+const svg = Buffer.from(iconSvg());
+const svgName = `icon-${hash(svg)}.svg`;
+files.set(svgName, svg);
+// Also under /table/ for a page served elsewhere (?api=); the service answers /favicon.ico
+// with the same file.
+files.set("favicon.ico", faviconIco());
 const html = readFileSync(join(root, "src/index.html"), "utf8")
   .replace("%APP_JS%", jsName)
-  .replace("%APP_CSS%", cssName);
+  .replace("%APP_CSS%", cssName)
+  .replace("%ICON_SVG%", svgName);
 files.set("index.html", Buffer.from(html));
 
 rmSync(out, { recursive: true, force: true });

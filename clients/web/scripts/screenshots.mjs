@@ -70,6 +70,10 @@ try {
   await phone.locator('#my-faith[data-faith="6"]').waitFor();
   await phone.locator('[data-result="1"]').waitFor();
   await host.locator('[data-resolved="1"] li.outcome[data-player="p1"] summary').click();
+  // A rule explained on each screen: hovered on the host's, tapped open on the phone.
+  await host.locator('[data-resolved="1"] li.outcome[data-player="p1"] .rule-ref[data-rule="R-REP-5"] button').hover();
+  await phone.locator('[data-result="1"] details > summary').click();
+  await phone.locator('[data-result="1"] .rule-ref[data-rule="R-REP-8"] button').click();
 
   await host.screenshot({ path: join(out, "host-1280.png"), fullPage: true });
   await phone.setViewportSize({ width: 1280, height: 900 });

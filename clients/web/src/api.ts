@@ -40,12 +40,14 @@ export interface LiveGame {
 }
 
 /** Reads the game with `token`, then follows it from that version on: `onChange` runs on
- * each event, `onConnection` whenever the connection's state changes. */
+ * each event, `onConnection` whenever the connection's state changes. With `history`, the
+ * events before that version are handed to `onChange` first, from the first one. */
 export async function openGame(
   gameId: string,
   token: string,
   onChange: (event: GameEvent) => void,
   onConnection: (state: Connection, error?: unknown) => void,
+  { history = false }: { history?: boolean } = {},
 ): Promise<LiveGame> {
   let state: Connection = "connecting";
   const set = (next: Connection, error?: unknown) => {
@@ -61,7 +63,7 @@ export async function openGame(
   });
   const game = (await client.getGame(gameId)).data;
   const follower = client.follow(gameId, {
-    after: game.version,
+    after: history ? 0 : game.version,
     onEvent: (event) => onChange(event),
     onError: (error) => set("reconnecting", error),
   });

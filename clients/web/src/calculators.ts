@@ -4,6 +4,7 @@ import type { VaticanReportClient } from "@vatican-report/client";
 import { errorBox, type Game } from "./widgets.js";
 import { field, h, replace } from "./dom.js";
 import { t, type Key } from "./i18n.js";
+import { ruleRef, withRules } from "./rules.js";
 
 const SOURCES = ["action_space", "card_immediate", "card_permanent", "personal_bonus_tile", "council_privilege", "leader"] as const;
 const GAIN_RESOURCES = ["coins", "wood", "stone", "servants", "military_points", "faith_points"] as const;
@@ -77,7 +78,7 @@ function gainsForm(game: () => Game, client: VaticanReportClient, gameId: string
           { class: "steps" },
           result.gains.flatMap((gain) =>
             gain.steps.map((step) =>
-              h("li", {}, h("code", { class: "rule" }, step.rule), " ", changeText(step.change), step.note ? ` (${step.note})` : ""),
+              h("li", {}, ruleRef(step.rule), " ", changeText(step.change), step.note ? [" (", withRules(step.note), ")"] : ""),
             ),
           ),
         ),
@@ -138,7 +139,7 @@ function actionForm(game: () => Game, client: VaticanReportClient): HTMLElement 
           "ul",
           { class: "steps" },
           result.steps.map((step) =>
-            h("li", {}, h("code", { class: "rule" }, step.rule), ` ${step.change >= 0 ? "+" : ""}${step.change} → ${step.value}`, step.note ? ` (${step.note})` : ""),
+            h("li", {}, ruleRef(step.rule), ` ${step.change >= 0 ? "+" : ""}${step.change} → ${step.value}`, step.note ? [" (", withRules(step.note), ")"] : ""),
           ),
         ),
       );

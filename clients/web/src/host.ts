@@ -20,6 +20,7 @@ import {
 import { h, replace } from "./dom.js";
 import { roman, t, type Key } from "./i18n.js";
 import { qrSvg } from "./qr.js";
+import { withRules } from "./rules.js";
 import { finalScores } from "./scores.js";
 import { faithTrack } from "./track.js";
 
@@ -318,7 +319,7 @@ export class HostScreen {
           n: report.threshold,
         }),
       ),
-      period === 3 ? h("p", {}, t("no_decisions_p3")) : null,
+      period === 3 ? h("p", {}, withRules(t("no_decisions_p3"))) : null,
       h("ul", { class: "decisions" }, rows),
       pending.length
         ? h("p", { class: "pending" }, t("pending", { names: pending.map((d) => nameOf(game, d.player_id)).join(", ") }))

@@ -15,7 +15,9 @@ import {
   type Report,
 } from "./widgets.js";
 import { h, replace } from "./dom.js";
+import { NO_SIGNALS, afterEvent, reportDue, roundOf } from "./due.js";
 import { roman, t } from "./i18n.js";
+import { withRules } from "./rules.js";
 
 export class PlayerScreen {
   private client!: VaticanReportClient;
@@ -23,6 +25,9 @@ export class PlayerScreen {
   private report: Report | null = null;
   private readonly resolved = new Map<number, Report>();
   private supportPays: number | null = null;
+  // Folded from the whole log (the phone follows it from its first event): whether the table
+  // has reached the coming report, which a warning needs (due.ts).
+  private signals = NO_SIGNALS;
   private connection: Connection = "connecting";
   private error: unknown = null;
   private busy = false;
@@ -43,11 +48,15 @@ export class PlayerScreen {
     const live = await openGame(
       this.gameId,
       this.token,
-      () => void this.refresh(),
+      (event) => {
+        this.signals = afterEvent(this.signals, event);
+        void this.refresh();
+      },
       (state) => {
         this.connection = state;
         this.renderHeader();
       },
+      { history: true },
     );
     this.client = live.client;
     this.game = live.game;
@@ -197,9 +206,9 @@ export class PlayerScreen {
     const eligible = decision?.eligible ?? false;
     let body: (HTMLElement | string | null)[];
     if (!eligible) {
-      body = [h("p", { class: "warn", id: "my-status" }, t("below_threshold", { n: report.threshold }))];
+      body = [this.shortOfFaith(report)];
     } else if (period === 3) {
-      body = [h("p", { id: "my-status" }, t("no_decisions_p3"))];
+      body = [h("p", { id: "my-status" }, withRules(t("no_decisions_p3")))];
     } else {
       body = [
         h("p", {}, t("choose_hint", { vp: this.supportPays ?? "?", tile: tile?.id ?? "" })),
@@ -234,6 +243,17 @@ export class PlayerScreen {
       eligible ? h("p", { class: "small muted" }, t("waiting_host")) : null,
       this.error ? errorBox(this.error) : null,
     );
+  }
+
+  /** Short of Faith: a warning only when the report is due (due.ts); before, what it needs. */
+  private shortOfFaith(report: Report): HTMLElement {
+    const due = reportDue(report.round, this.signals, roundOf(this.game));
+    const n = report.threshold;
+    if (due === null) return h("p", { id: "my-status", "data-due": "no" }, t("report_needs", { r: report.round, n }));
+    const text = this.me()?.leaders.includes("martin_lutero")
+      ? t("spared_ahead", { n })
+      : t(due === "last_round" ? "below_threshold_round" : "below_threshold", { n });
+    return h("p", { class: "warn", id: "my-status", "data-due": due }, withRules(text));
   }
 
   private resultCard(period: number): HTMLElement {

@@ -2,35 +2,41 @@
 // excommunication the game stored, part by part.
 import type { VaticanReportClient } from "@vatican-report/client";
 import { disc, errorBox, nameOf, type Game } from "./widgets.js";
-import { h, replace } from "./dom.js";
+import { field, h, replace } from "./dom.js";
 import { t, type Key } from "./i18n.js";
+import { ruleRef, withRules } from "./rules.js";
 
 const FIELDS = ["victory_points", "military_points", "territories", "characters", "venture_points", "coins", "wood", "stone", "servants"] as const;
 
 export function finalScores(game: () => Game, client: VaticanReportClient, gameId: string): HTMLElement {
   const g = game();
   const inputs = new Map<string, Map<string, HTMLInputElement>>();
-  const rows = g.turn_order.map((id) => {
+  // One group per player, its fields in a grid that reflows: a row each on a laptop, two or
+  // three columns on a phone (a table of nine columns scrolled sideways there).
+  const groups = g.turn_order.map((id) => {
     const player = g.players.find((p) => p.id === id)!;
     const cells = new Map<string, HTMLInputElement>();
     inputs.set(id, cells);
     return h(
-      "tr",
-      {},
-      h("th", { scope: "row" }, disc(g, player), " ", player.name),
-      FIELDS.map((name) => {
-        const input = h("input", {
-          type: "number",
-          id: `score-${id}-${name}`,
-          min: 0,
-          max: name === "territories" || name === "characters" ? 6 : 9999,
-          value: 0,
-          inputmode: "numeric",
-          "aria-label": `${player.name}: ${t(`sc_${name}` as Key)}`,
-        }) as HTMLInputElement;
-        cells.set(name, input);
-        return h("td", {}, input);
-      }),
+      "fieldset",
+      { class: "score-player", "data-player": id },
+      h("legend", {}, disc(g, player), " ", player.name),
+      h(
+        "div",
+        { class: "score-fields" },
+        FIELDS.map((name) => {
+          const input = h("input", {
+            type: "number",
+            id: `score-${id}-${name}`,
+            min: 0,
+            max: name === "territories" || name === "characters" ? 6 : 9999,
+            value: 0,
+            inputmode: "numeric",
+          }) as HTMLInputElement;
+          cells.set(name, input);
+          return field(t(`sc_${name}` as Key), input);
+        }),
+      ),
     );
   });
   const out = h("div", { class: "result", "aria-live": "polite", id: "scores-result" });
@@ -69,10 +75,10 @@ export function finalScores(game: () => Game, client: VaticanReportClient, gameI
                     h(
                       "li",
                       {},
-                      h("code", { class: "rule" }, part.rule),
+                      ruleRef(part.rule),
                       ` ${part.part} ${part.change >= 0 ? "+" : ""}${part.change}`,
                       part.by ? ` (${part.by})` : "",
-                      part.note ? ` ${part.note}` : "",
+                      part.note ? [" ", withRules(part.note)] : "",
                     ),
                   ),
                 ),
@@ -92,16 +98,7 @@ export function finalScores(game: () => Game, client: VaticanReportClient, gameI
     h(
       "form",
       { onsubmit: submit },
-      h(
-        "div",
-        { class: "table-wrap" },
-        h(
-          "table",
-          { class: "score-table" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("players")), FIELDS.map((f) => h("th", { scope: "col" }, t(`sc_${f}` as Key))))),
-          h("tbody", {}, rows),
-        ),
-      ),
+      groups,
       h("button", { type: "submit", class: "primary", id: "scores-submit" }, t("compute_scores")),
     ),
     out,

@@ -3,6 +3,7 @@ import { ProblemError, NetworkError, type Schemas } from "@vatican-report/client
 import type { Connection } from "./api.js";
 import { h } from "./dom.js";
 import { lang, pick, roman, setLang, t, type Key } from "./i18n.js";
+import { ruleRef, withRules } from "./rules.js";
 
 export type Game = Schemas["GameRead"];
 export type Player = Schemas["PlayerRead"];
@@ -119,8 +120,8 @@ export function outcomeDetails(outcome: Outcome): HTMLElement[] {
       "details",
       {},
       h("summary", {}, t("steps_rules")),
-      h("p", {}, outcome.rules.map((rule) => h("code", { class: "rule" }, rule))),
-      notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, note))) : null,
+      h("p", {}, outcome.rules.map(ruleRef)),
+      notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, withRules(note)))) : null,
     ),
   ];
 }

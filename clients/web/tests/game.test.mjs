@@ -70,7 +70,7 @@ test("a host and three phones play three reports live", async () => {
   await phones.p3.locator(".excoms", { hasText: "I-2" }).waitFor();
   // Steps and rule ids, on demand.
   await host.locator('[data-resolved="1"] li.outcome[data-player="p1"] summary').click();
-  await host.locator('[data-resolved="1"] li.outcome[data-player="p1"] code.rule', { hasText: "R-REP" }).first().waitFor();
+  await host.locator('[data-resolved="1"] li.outcome[data-player="p1"] .rule', { hasText: "R-REP" }).first().waitFor();
 
   // Period II: the host chooses for Carla, who hands her phone over; Anna refuses.
   await tapFaith(host, "p1", 4);
@@ -117,7 +117,7 @@ test("a host and three phones play three reports live", async () => {
   await host.fill("#score-p2-victory_points", "31");
   await host.fill("#score-p3-victory_points", "26");
   await host.click("#scores-submit");
-  await host.locator('#scores-result li[data-player="p1"] code.rule').first().waitFor();
+  await host.locator('#scores-result li[data-player="p1"] .rule').first().waitFor();
   assert.equal(await host.locator("#scores-result > ol > li").count(), 3);
 
   for (const page of [host, ...Object.values(phones)]) assert.deepEqual(page.errors, []);

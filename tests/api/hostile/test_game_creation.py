@@ -100,6 +100,19 @@ CASES = [
         '{"players": [{"name": "A"}, {"name": "B"}]}'.encode("utf-32"),
         ("body", 0),
     ),
+    # Names that pass for another's (UTS #39), found by an attacker's review.
+    v422("create-name-mixed-script", "POST", GAMES, NAMES_LOC, body=_names("Anna", "\u0410nna")),
+    v422(
+        "create-name-whole-script-lookalike",
+        "POST",
+        GAMES,
+        NAMES_LOC,
+        body=_names("Aoo", "\u0410\u043e\u043e"),
+    ),
+    v422("create-name-variation-selector", "POST", GAMES, NAMES_LOC, body=_names("A", "B\ufe0f")),
+    v422(
+        "create-name-stacked-marks", "POST", GAMES, NAMES_LOC, body=_names("A", "Z" + "\u0301" * 40)
+    ),
     v422("create-name-duplicate", "POST", GAMES, NAMES_LOC, body=_names("Anna", "Anna")),
     v422("create-name-case-variant", "POST", GAMES, NAMES_LOC, body=_names("Anna", "aNNA")),
     v422(

@@ -21,7 +21,21 @@ CREATION_CASES = [
             body=NEW_GAME,
             headers={"Idempotency-Key": key},
         )
-        for name, key in [("1", "1"), ("21-chars", "k" * 21), ("dotted", "a.b.c.d.e.f.g.h.i.j.k.l")]
+        for name, key in [
+            ("1", "1"),
+            ("21-chars", "k" * 21),
+            ("dotted", "a.b.c.d.e.f.g.h.i.j.k.l"),
+            # Guessable, found by an attacker's review: a stranger sending one of these
+            # with a common body would get another client's creation, tokens included.
+            ("one-letter", "a" * 22),
+            ("dashes", "-" * 24),
+            ("nil-uuid", "00000000-0000-0000-0000-000000000000"),
+            ("max-uuid", "ffffffff-ffff-ffff-ffff-ffffffffffff"),
+            ("uuid-v1", "6ba7b810-9dad-11d1-80b4-00c04fd430c8"),
+            ("uuid-v7", "01890a5d-ac96-774b-bcce-b302099a8057"),
+            ("uuid-v4-pattern", "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"),
+            ("short-cycle", "abcdeabcdeabcdeabcdeab"),
+        ]
     ],
     case(
         "create-idempotency-key-256",

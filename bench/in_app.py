@@ -1,9 +1,11 @@
-"""The service's own app with two ceiling routes added, served like ``python -m app``.
+"""The service's own app with in-app probe routes added, served like ``python -m app``
+(``bench/run.py --in-app``).
 
-The ceilings say what the cheapest request of each kind costs on this very stack: the same
-app object (middleware, problem handlers, settings), the same database pool and unit of
-work, the same threadpool, the same uvicorn options. A stored route's ratio to its ceiling
-is then what the route itself costs, not the framework or the database.
+Not ceilings: the frozen ceilings are the standalone apps of ``bench/ceilings/``. These
+routes run the cheapest request of each kind on the service's own stack (the same app
+object, middleware, database pool, unit of work, threadpool and uvicorn options), so that
+set side by side they say where a stored route's cost is: the framework, the session, the
+pool or the route itself.
 
 - ``GET /bench/read-ceiling/{game_id}``: one indexed ``SELECT document FROM games WHERE
   id = :id`` on the path the service's own reads of a game take, the stored text returned
@@ -20,7 +22,7 @@ is then what the route itself costs, not the framework or the database.
 
 Nothing is added to ``app/``: these routes exist only in this benchmark process.
 
-    DATABASE_URL=... BENCH_ROWS=10000 python bench/ceiling.py PORT WORKERS
+    DATABASE_URL=... BENCH_ROWS=10000 python bench/in_app.py PORT WORKERS
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from sqlalchemy import text
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))  # for the target "ceiling:app", workers too
+sys.path.insert(0, str(REPO / "bench"))  # for the target "in_app:app", workers too
 
 from app.__main__ import log_config  # noqa: E402
 from app.main import create_app  # noqa: E402
@@ -62,8 +64,8 @@ def prepare(database_url: str, rows: int) -> None:
     db.dispose()
 
 
-def with_ceilings(app: FastAPI) -> FastAPI:
-    """``app`` with the ceiling routes, on its own database object and read path."""
+def with_probes(app: FastAPI) -> FastAPI:
+    """``app`` with the in-app probe routes, on its own database object and read path."""
     db: Database = app.state.db
 
     def read_in_session(game_id: str) -> Response:
@@ -111,7 +113,7 @@ def with_ceilings(app: FastAPI) -> FastAPI:
 
 def app() -> FastAPI:
     """The factory uvicorn calls in each worker."""
-    return with_ceilings(create_app())
+    return with_probes(create_app())
 
 
 def main() -> None:
@@ -132,7 +134,7 @@ def main() -> None:
         port=port,
         workers=workers,
         log_config=log_config(settings.log_level.upper()),
-        target="ceiling:app",
+        target="in_app:app",
         factory=True,
     )
 

@@ -1,7 +1,7 @@
 """Undo and redo, recovery codes, rounds.
 
-Revision ID: 0004_undo_recovery_rounds
-Revises: 0003_rate_limits
+Revision ID: 0005_undo_recovery_rounds
+Revises: 0004_player_budgets
 Create Date: 2026-12-01
 
 Upgrade: ``games`` gains ``recovery_code_hash`` (null for the games already stored: they
@@ -27,8 +27,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0004_undo_recovery_rounds"
-down_revision: str | None = "0003_rate_limits"
+revision: str = "0005_undo_recovery_rounds"
+down_revision: str | None = "0004_player_budgets"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
