@@ -7,6 +7,7 @@ keep following, and see the token change."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -124,3 +125,21 @@ async def test_deleting_a_game_ends_its_streams_and_long_polls_everywhere(
             answer = await poll
     assert answer.status_code == 404
     assert (await on_b.get(url, headers=game.host())).status_code == 404
+
+
+async def test_an_undo_reaches_a_stream_on_the_other_process_with_what_it_leaves(
+    clients: tuple[httpx.AsyncClient, httpx.AsyncClient],
+) -> None:
+    on_a, on_b = clients
+    game = await create_game(on_a)
+    async with open_stream(on_b, f"{game.url}/events/stream", game.player("p2")) as stream:
+        assert (await stream.next_event()).event == "game_created"  # type: ignore[union-attr]
+        await game.set_faith(p1=5)
+        assert (await stream.next_event()).event == "faith_set"  # type: ignore[union-attr]
+        undone = await on_a.post(f"{game.url}/undo", headers=game.host())
+        assert undone.status_code == 200, undone.text
+        event = await stream.next_event()
+        assert event is not None and (event.id, event.event) == ("3", "change_undone")
+        data = json.loads(event.data)["data"]
+        assert (data["seq"], data["type"]) == (2, "faith_set")
+        assert data["players"] == undone.json()["game"]["players"]
