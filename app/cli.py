@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
 from app.persistence.models import utcnow
 from app.services.retention import Retention
@@ -28,6 +29,8 @@ def purge(argv: Sequence[str], settings: Settings | None = None) -> int:
         db,
         retention_days=settings.game_retention_days,
         batch_size=settings.retention_batch_size,
+        # Not started: it only announces the deletions to the servers (PostgreSQL).
+        changes=ChangeFeed(db, poll_seconds=settings.change_poll_seconds),
     )
     now = utcnow()
     try:

@@ -33,11 +33,13 @@ from app.persistence.db import Database, DatabaseTimeouts
 from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
+from app.services.history import HistoryService
 from app.services.idempotency import Idempotency
 from app.services.limits import Rate, WriteLimits
 from app.services.live import LiveHub
 from app.services.reports import ReportService
 from app.services.retention import Retention, sweep_periodically
+from app.services.seats import SeatService
 from app.services.tile_packs import load_catalogue
 from app.services.transactions import GameTransactions
 from app.settings import Settings, get_settings
@@ -57,6 +59,7 @@ TAGS = [
     {"name": "calculations", "description": "Stateless rule calculations: nothing is stored."},
     {"name": "games", "description": "Stored games: players, faith, leaders and turn order."},
     {"name": "reports", "description": "Vatican Reports of a stored game: decisions, resolution."},
+    {"name": "seats", "description": "Who holds each seat: new tokens, revoked tokens, recovery."},
     {"name": "operations", "description": "Health, readiness and metrics."},
 ]
 
@@ -159,6 +162,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         creation_rate=Rate(settings.game_creation_rate, settings.game_creation_burst),
     )
     app.state.report_service = ReportService(transactions, idempotency)
+    app.state.history_service = HistoryService(transactions, idempotency)
+    app.state.seat_service = SeatService(transactions, idempotency)
     app.state.health = Health(db, timeout_s=settings.readyz_timeout_ms / 1000)
     live_hub = app.state.live_hub = LiveHub(
         db,
@@ -173,6 +178,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db,
         retention_days=settings.game_retention_days,
         batch_size=settings.retention_batch_size,
+        changes=changes,
     )
 
     install_problem_handlers(app)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One full game by curl: create, faith, decisions, three Vatican Reports, gains, scores.
+# One full game by curl: create, faith, a Faith change, an undo, decisions, three Vatican
+# Reports, gains, scores.
 # The README shows these same commands. Usage: BASE=http://127.0.0.1:8000 bash docs/walkthrough.sh
 set -euo pipefail
 BASE="${BASE:-http://127.0.0.1:8000}"
@@ -20,7 +21,17 @@ echo "game $GAME, tiles: $(json '["game"]["tiles"]["1"]["id"]' < /tmp/walkthroug
 
 # 2. End of round 2: the host enters everyone's faith (above 15 is kept as 15).
 curl -sS -X PUT "$BASE/v1/games/$GAME/faith" "${JSON[@]}" "${AUTH[@]}" \
-  -d '{"faith": {"p1": 5, "p2": 2, "p3": 9}}' | json '["faith_lost"]'
+  -d '{"faith": {"p1": 5, "p2": 2, "p3": 8}}' | json '["faith_lost"]'
+
+# 2b. Carla gains 1 Faith: a change adds to what she has (changes sent at once all count).
+curl -sS -X POST "$BASE/v1/games/$GAME/players/p3/faith-changes" "${JSON[@]}" "${AUTH[@]}" \
+  -d '{"delta": 1}' | json '["player"]["faith"]'
+
+# 2c. A +3 for Bruno by mistake (it would make him eligible): the host undoes it.
+curl -sS -X POST "$BASE/v1/games/$GAME/players/p2/faith-changes" "${JSON[@]}" "${AUTH[@]}" \
+  -d '{"delta": 3}' > /dev/null
+curl -sS -X POST "$BASE/v1/games/$GAME/undo" "${AUTH[@]}" \
+  | python3 -c "import json,sys; d=json.load(sys.stdin); print('undone', d['undone']['type'], [p['faith'] for p in d['game']['players']])"
 
 # 3. Eligible players choose; Anna with her own token, Carla through the host.
 curl -sS -X PUT "$BASE/v1/games/$GAME/reports/1/decisions/p1" "${JSON[@]}" \

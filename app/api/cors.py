@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
 #: The methods the routes take.
-ALLOWED_METHODS = ("GET", "HEAD", "POST", "PUT", "OPTIONS")
+ALLOWED_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS")
 #: The request headers clients send (the CORS-safelisted ones are always allowed).
 ALLOWED_HEADERS = (
     "Authorization",

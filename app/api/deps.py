@@ -11,8 +11,10 @@ from app.domain.tiles import Catalogue
 from app.services.calculations import Calculations
 from app.services.games import GameService
 from app.services.health import Health
+from app.services.history import HistoryService
 from app.services.live import LiveHub
 from app.services.reports import ReportService
+from app.services.seats import SeatService
 
 
 async def get_health(request: Request) -> Health:
@@ -42,10 +44,22 @@ async def get_report_service(request: Request) -> ReportService:
     return service
 
 
+async def get_history_service(request: Request) -> HistoryService:
+    service: HistoryService = request.app.state.history_service
+    return service
+
+
+async def get_seat_service(request: Request) -> SeatService:
+    service: SeatService = request.app.state.seat_service
+    return service
+
+
 ServiceHealth = Annotated[Health, Depends(get_health)]
 TileCatalogue = Annotated[Catalogue, Depends(get_catalogue)]
 GameUseCases = Annotated[GameService, Depends(get_game_service)]
 ReportUseCases = Annotated[ReportService, Depends(get_report_service)]
+HistoryUseCases = Annotated[HistoryService, Depends(get_history_service)]
+SeatUseCases = Annotated[SeatService, Depends(get_seat_service)]
 
 
 async def get_live_hub(request: Request) -> LiveHub:

@@ -27,6 +27,7 @@ from app.api.schemas.calculations import (
 )
 from app.api.schemas.games import (
     FaithBatchUpdate,
+    FaithChangeCreate,
     FaithUpdate,
     GameCreate,
     LeadersUpdate,
@@ -38,7 +39,9 @@ EXAMPLES_FILE = Path(__file__).with_name("examples.json")
 
 #: Stand-ins for what differs from run to run.
 GAME_ID = "0f4e1c2a9b8d4e6fa1b2c3d4e5f60718"
+ROUNDS_GAME_ID = "7a3c9e1b5d2f4a6c8e0b1d3f5a7c9e2b"
 TOKEN = "tok_{}_example_shown_once_keep_it_secret"
+CODE = "SHOW-NONC-EKEE-PITA-PART-FROM-HOST-TOK{}"
 AT = "2026-03-01T20:15:00Z"
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
 
@@ -67,6 +70,16 @@ def _example(model: type[BaseModel]) -> Any:
     return documented[0]
 
 
+def _example_numbered(model: type[BaseModel], field: str) -> Any:
+    """The first example of a request model that sets ``field``."""
+    extra = model.model_config.get("json_schema_extra")
+    documented = extra.get("examples") if isinstance(extra, dict) else None
+    for example in documented if isinstance(documented, list) else []:
+        if isinstance(example, dict) and field in example:
+            return example
+    raise TypeError(f"{model.__name__} documents no example with {field}")
+
+
 class _Recorder:
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -74,13 +87,21 @@ class _Recorder:
         self.stand_ins: dict[str, str] = {}
 
     async def call(
-        self, operation_id: str, method: str, url: str, body: Any = None, token: str | None = None
+        self,
+        operation_id: str,
+        method: str,
+        url: str,
+        body: Any = None,
+        token: str | None = None,
+        *,
+        record: bool = True,
     ) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         response = await self.client.request(method, url, json=body, headers=headers)
         if not 200 <= response.status_code < 300:
             raise RuntimeError(f"{operation_id}: {response.status_code} {response.text}")
-        self.examples.setdefault(operation_id, {})[str(response.status_code)] = response.text
+        if record:
+            self.examples.setdefault(operation_id, {})[str(response.status_code)] = response.text
         return json.loads(response.text)
 
     def finish(self) -> Examples:
@@ -120,6 +141,7 @@ async def record_examples(client: Client) -> Examples:
     host = created["host_token"]
     calls.stand_ins[created["game"]["id"]] = GAME_ID
     calls.stand_ins[host] = TOKEN.format("host")
+    calls.stand_ins[created["recovery_code"]] = CODE.format("A")
     for player_id, token in created["player_tokens"].items():
         calls.stand_ins[token] = TOKEN.format(player_id)
     await calls.call("getGame", "GET", game, token=host)
@@ -142,7 +164,25 @@ async def record_examples(client: Client) -> Examples:
     await calls.call("resolveReport", "POST", f"{game}/reports/1/resolution", resolution, host)
     scores = _example(GameFinalScoresCalculation)
     await calls.call("calculateGameFinalScores", "POST", f"{game}/final-scores", scores, host)
+    delta = _example(FaithChangeCreate)
+    await calls.call("changePlayerFaith", "POST", f"{game}/players/p2/faith-changes", delta, host)
+    await calls.call("undoChange", "POST", f"{game}/undo", token=host)
+    await calls.call("redoChange", "POST", f"{game}/redo", token=host)
+    issued = await calls.call("issueSeatToken", "POST", f"{game}/seats/p2/token", token=host)
+    calls.stand_ins[issued["token"]] = TOKEN.format("p2_new")
+    code = {"recovery_code": created["recovery_code"]}
+    recovered = await calls.call("recoverHostSeat", "POST", f"{game}/recovery", code)
+    host = recovered["host_token"]
+    calls.stand_ins[host] = TOKEN.format("host_recovered")
+    calls.stand_ins[recovered["recovery_code"]] = CODE.format("B")
     await calls.call("listGameEvents", "GET", f"{game}/events", token=host)
+
+    # A game that tracks its rounds (its creation is not the example: the first one is).
+    rounds = _example_numbered(GameCreate, "track_rounds")
+    other = await calls.call("createGame", "POST", "/v1/games", rounds, record=False)
+    calls.stand_ins[other["game"]["id"]] = ROUNDS_GAME_ID
+    url = f"/v1/games/{other['game']['id']}"
+    await calls.call("advanceRound", "POST", f"{url}/round-advances", token=other["host_token"])
     return calls.finish()
 
 

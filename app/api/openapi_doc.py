@@ -73,6 +73,14 @@ def _links(base: dict[str, str], player: str) -> dict[str, dict[str, Any]]:
         "CalculateGameFinalScores": _link(
             "calculateGameFinalScores", "Score the game so far.", **base
         ),
+        "ChangePlayerFaith": _link(
+            "changePlayerFaith",
+            "Add Faith to a player.",
+            **base,
+            **_CURRENT_VERSION,
+            **{"path.player_id": player},
+        ),
+        "UndoChange": _link("undoChange", "Undo the last change.", **base, **_CURRENT_VERSION),
     }
 
 
@@ -94,12 +102,20 @@ _REPORT_LINKS = {
     "ListGameEvents": _link("listGameEvents", "Read the game's changes.", **_SAME_GAME),
 }
 
+_UNDONE_LINKS = {
+    **_links(_SAME_GAME, "$response.body#/game/players/0/id"),
+    "RedoChange": _link("redoChange", "Redo what was undone.", **_SAME_GAME, **_CURRENT_VERSION),
+}
+
 LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
     ("createGame", "201"): _links(_CREATED, "$response.body#/game/players/0/id"),
     ("setFaith", "200"): _links(_SAME_GAME, "$response.body#/players/0/id"),
     ("setPlayerFaith", "200"): _links(_SAME_GAME, "$response.body#/player/id"),
+    ("changePlayerFaith", "200"): _links(_SAME_GAME, "$response.body#/player/id"),
     ("setReportDecision", "200"): _REPORT_LINKS,
     ("resolveReport", "201"): _REPORT_LINKS,
+    ("undoChange", "200"): _UNDONE_LINKS,
+    ("redoChange", "200"): _links(_SAME_GAME, "$response.body#/game/players/0/id"),
 }
 
 
@@ -130,15 +146,16 @@ HEADERS: dict[str, dict[str, Any]] = {
         "same `Idempotency-Key`; absent on the first answer.",
         "schema": {"type": "string", "enum": ["true"]},
     },
-    "Cache-Control": {
-        "required": True,
-        "description": "`no-store` on every answer that carries a token: no cache keeps it.",
-        "schema": {"type": "string", "enum": ["no-store"]},
-    },
     "Retry-After": {
         "required": True,
         "description": "Seconds to wait before retrying.",
         "schema": {"type": "integer", "minimum": 0},
+    },
+    "Cache-Control": {
+        "required": True,
+        "description": "`no-store` on every answer that carries a token or a recovery code: "
+        "no cache, proxy or browser may keep it.",
+        "schema": {"type": "string", "enum": ["no-store"]},
     },
 }
 # The answers of a deprecated operation (app/api/deprecation.py) carry these too; they are
@@ -165,6 +182,8 @@ _HEADER_REFS = {
 
 # Which success answers carry which headers besides X-Request-ID (every answer has it).
 _VERSIONED = ("ETag",)
+_IDEMPOTENT = ("ETag", "Idempotent-Replayed")
+_SECRET = (*_IDEMPOTENT, "Cache-Control")
 SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
     "createGame": ("ETag", "Location", "Idempotent-Replayed", "Cache-Control"),
     "getGame": _VERSIONED,
@@ -175,7 +194,14 @@ SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
     "listGameEvents": _VERSIONED,
     "getReport": _VERSIONED,
     "setReportDecision": _VERSIONED,
-    "resolveReport": ("ETag", "Idempotent-Replayed"),
+    "resolveReport": _IDEMPOTENT,
+    "changePlayerFaith": _IDEMPOTENT,
+    "advanceRound": _IDEMPOTENT,
+    "undoChange": _IDEMPOTENT,
+    "redoChange": _IDEMPOTENT,
+    "issueSeatToken": _SECRET,
+    "revokeSeatToken": _VERSIONED,
+    "recoverHostSeat": _SECRET,
 }
 
 

@@ -12,19 +12,25 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from app.api.schemas.games import (
-    DecisionRead,
+    ChangeRefRead,
+    FaithChangeRead,
     GameCreated,
     GameRead,
     PlayerRead,
+    RedoRead,
     ReportRead,
     ReportSummary,
+    RoundRead,
+    UndoRead,
 )
 from app.api.schemas.reference import TileRead
+from app.api.schemas.seats import RecoveryRead, SeatTokenRead
 from app.domain import gains as domain_gains
 from app.domain.faith import period_info
-from app.domain.game import GameState
-from app.domain.report import is_eligible
+from app.domain.game import ChangeRef, GameState, report_view
 from app.domain.scoring import PlayerScore
 from app.domain.tiles import Catalogue
 
@@ -68,45 +74,61 @@ class GameDocuments:
                 )
                 for r in game.reports
             ],
+            round=None if game.round is None else RoundRead.model_validate(game.round),
         )
 
     def game(self, game: GameState) -> str:
         model = self.game_read(game)
         return model.__pydantic_serializer__.to_json(model).decode()
 
-    def created(self, game: GameState, host_token: str, player_tokens: Mapping[str, str]) -> bytes:
+    def created(
+        self,
+        game: GameState,
+        host_token: str,
+        player_tokens: Mapping[str, str],
+        recovery_code: str,
+    ) -> bytes:
         model = GameCreated(
-            game=self.game_read(game), host_token=host_token, player_tokens=dict(player_tokens)
+            game=self.game_read(game),
+            host_token=host_token,
+            player_tokens=dict(player_tokens),
+            recovery_code=recovery_code,
         )
         return model.__pydantic_serializer__.to_json(model)
 
     def report(self, game: GameState, period: int) -> bytes:
-        model = report_read(game, period)
-        return model.__pydantic_serializer__.to_json(model)
+        return _json(report_read(game, period))
+
+    def faith_changed(self, game: GameState, player_id: str, lost: int, applied: int) -> bytes:
+        player = PlayerRead.model_validate(game.player(player_id))
+        return _json(FaithChangeRead(player=player, faith_lost=lost, applied=applied))
+
+    def reverted(self, game: GameState, change: ChangeRef, *, undone: bool) -> bytes:
+        reverted = ChangeRefRead.model_validate(change)
+        undo = _last(game.undoable)
+        redo = _last(game.redoable)
+        document = self.game_read(game)
+        if undone:
+            return _json(UndoRead(undone=reverted, undo=undo, redo=redo, game=document))
+        return _json(RedoRead(redone=reverted, undo=undo, redo=redo, game=document))
+
+    def seat_token(self, seat: str, token: str) -> bytes:
+        return _json(SeatTokenRead(seat=seat, token=token))
+
+    def recovered(self, host_token: str, recovery_code: str) -> bytes:
+        return _json(RecoveryRead(host_token=host_token, recovery_code=recovery_code))
+
+
+def _json(model: BaseModel) -> bytes:
+    return model.__pydantic_serializer__.to_json(model)
+
+
+def _last(changes: Sequence[ChangeRef]) -> ChangeRefRead | None:
+    return ChangeRefRead.model_validate(changes[-1]) if changes else None
 
 
 def report_read(game: GameState, period: int) -> ReportRead:
-    report = game.report(period)
-    info = period_info(period)
-    # Eligibility as it was when the report was resolved: outcomes keep the faith before.
-    faith_before = {o.player_id: o.faith_before for o in report.outcomes or ()}
-    return ReportRead(
-        period=period,
-        round=info.report_round,
-        threshold=info.threshold,
-        status=report.status,
-        tile_id=game.tile_ids[period],
-        decisions=[
-            DecisionRead(
-                player_id=p.id,
-                eligible=is_eligible(period, faith_before.get(p.id, p.faith)),
-                choice=report.choice_of(p.id),
-            )
-            for p in game.in_turn_order()
-        ],
-        outcomes=None if report.outcomes is None else list(report.outcomes),
-        resolved_at=report.resolved_at,
-    )
+    return ReportRead.model_validate(report_view(game, period))
 
 
 # The calculations answer with documents written as plain data, straight to JSON: their

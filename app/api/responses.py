@@ -54,7 +54,8 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def replayable(answer: StoredAnswer, *, secret: bool = False) -> Response:
     """The answer of an idempotent operation, marked when it is a replay of the first;
-    ``secret`` when it carries tokens (sent ``no-store``, replays included)."""
+    ``secret`` when it carries tokens or a recovery code (sent ``no-store``, replays
+    included)."""
     headers = dict(answer.headers)
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"

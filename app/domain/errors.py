@@ -112,3 +112,54 @@ class ReportOutOfOrder(ServiceError):
     status = 409
     title = "An earlier report is still open"
     description = "Reports resolve in period order; an earlier one is still open."
+
+
+class NotInReportPhase(ServiceError):
+    slug = "not-in-report-phase"
+    status = 409
+    title = "The report's round has not reached its report phase"
+    description = (
+        "In a game that tracks rounds, a report resolves only in the report phase of round "
+        "2, 4 or 6 (R-RND-2); advance the round first."
+    )
+
+
+class ReportStillOpen(ServiceError):
+    slug = "report-still-open"
+    status = 409
+    title = "The round's report is still open"
+    description = (
+        "The round cannot move past round 2, 4 or 6 while that round's report is open "
+        "(R-RND-3); resolve the report first."
+    )
+
+
+class LastRound(ServiceError):
+    slug = "last-round"
+    status = 409
+    title = "Round 6 is the last"
+    description = "The game ends with the Vatican Report of round 6; there is no round 7 (R-RND-4)."
+
+
+class RoundsNotTracked(ServiceError):
+    slug = "rounds-not-tracked"
+    status = 409
+    title = "This game does not track rounds"
+    description = "Only a game created with `track_rounds: true` has a round to advance."
+
+
+class NothingToUndo(ServiceError):
+    slug = "nothing-to-undo"
+    status = 409
+    title = "Nothing to undo"
+    description = "No change of play is left to undo: the game is as it was created (R-UNDO-1)."
+
+
+class NothingToRedo(ServiceError):
+    slug = "nothing-to-redo"
+    status = 409
+    title = "Nothing to redo"
+    description = (
+        "No undone change waits to be redone: nothing was undone, or a change of play came "
+        "since, which clears what could be redone (R-UNDO-2)."
+    )

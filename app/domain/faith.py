@@ -58,3 +58,9 @@ def cap_faith(value: int) -> CappedFaith:
 def faith_victory_points(faith: int) -> int:
     """R-FT-1: the VP under the disc at that step (faith above 15 counts as 15)."""
     return FAITH_VICTORY_POINTS[min(max(faith, 0), MAX_FAITH)]
+
+
+def add_faith(faith: int, delta: int) -> CappedFaith:
+    """R-FT-3: ``delta`` added to ``faith``, kept within the track: above 15 is lost
+    (R-FT-2), and a removal stops at 0 (the rest of it is dropped, not counted as lost)."""
+    return cap_faith(max(faith + delta, 0))

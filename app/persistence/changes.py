@@ -1,7 +1,8 @@
 """Changes committed to games, heard by every process of the service.
 
 A notification says only "game G reached seq S": whoever hears it reads the events from the
-log, so a notification lost, late or heard twice loses nothing and duplicates nothing.
+log, so a notification lost, late or heard twice loses nothing and duplicates nothing. Seq 0
+says "game G is gone" (deleted): no game has a version 0.
 
 - In the process that commits: ``ChangeFeed.record`` notes the change on the session, and
   once that session commits the feed's listener hears it at once.
@@ -41,8 +42,9 @@ _LISTEN_TIMEOUT_SECONDS = 0.5  # how soon the PostgreSQL listener notices it mus
 logger = logging.getLogger("app.live")
 
 #: Hears "game G reached seq S", with the event itself when this process committed it
-#: (no need to read it back); called from any thread.
+#: (no need to read it back), or seq :data:`GONE` when G was deleted; called from any thread.
 Listener = Callable[[str, int, LoggedEvent | None], None]
+GONE = 0
 
 
 class ChangeFeed:
@@ -74,17 +76,32 @@ class ChangeFeed:
             # meanwhile reads the log after subscribing, and hears this change from the
             # LISTEN connection or the watcher if its commit comes later still.
             return
-        pending = session.info.get(_PENDING)
+        self._pending(session).append((game_id, logged.seq, logged))
+
+    def deletion(self, session: Session, game_ids: Iterable[str]) -> list[Notification]:
+        """Tell this process's listener that the games are gone when ``session`` commits;
+        what the deletion's transaction sends to the other processes (PostgreSQL; the
+        SQLite watcher sees a watched game vanish)."""
+        game_ids = list(game_ids)
+        watched = [game_id for game_id in game_ids if game_id in self._watched]
+        if self._listener is not None and watched:
+            self._pending(session).extend((game_id, GONE, None) for game_id in watched)
+        if self.db.dialect_name != "postgresql":
+            return []
+        return [Notification(CHANNEL, f"{game_id} {GONE}") for game_id in game_ids]
+
+    def _pending(self, session: Session) -> list[tuple[str, int, LoggedEvent | None]]:
+        pending: list[tuple[str, int, LoggedEvent | None]] | None = session.info.get(_PENDING)
         if pending is None:
             pending = session.info[_PENDING] = []
             orm_event.listen(session, "after_commit", self._after_commit, once=True)
-        pending.append((game_id, logged))
+        return pending
 
     def _after_commit(self, session: Session) -> None:
         listener = self._listener
-        for game_id, logged in session.info.pop(_PENDING, ()):
+        for game_id, seq, logged in session.info.pop(_PENDING, ()):
             if listener is not None:
-                listener(game_id, logged.seq, logged)
+                listener(game_id, seq, logged)
 
     # ---- hearing (one thread per process) ---------------------------------------------
 
@@ -110,7 +127,8 @@ class ChangeFeed:
         self._listener = None
 
     def _report_watched(self) -> None:
-        """Tell the listener the current version of every watched game."""
+        """Tell the listener the current version of every watched game (:data:`GONE` for
+        one that no longer exists)."""
         watched, listener = self._watched, self._listener
         if not watched or listener is None:
             return
@@ -118,7 +136,8 @@ class ChangeFeed:
             rows = session.execute(
                 select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(sorted(watched)))
             ).all()
-        for game_id, version in rows:
+        versions = dict.fromkeys(watched, GONE) | {game_id: version for game_id, version in rows}
+        for game_id, version in versions.items():
             listener(game_id, version, None)
 
     def _listen(self) -> None:

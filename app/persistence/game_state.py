@@ -1,8 +1,9 @@
 """How a game's state is stored: the domain's GameState as JSON data in ``games.state``.
 
 The format is versioned (``format``) so that a later change to the state can migrate the
-stored rows; format 1 is written by migration 0002 from the tables of 0001 and by every
-change since.
+stored rows: format 1 was written by migration 0002 from the tables of 0001; format 2
+adds the round (null unless the game tracks rounds) and the stacks of changes that an
+undo and a redo would take, and migration 0005 rewrites every format 1 row as format 2.
 """
 
 from __future__ import annotations
@@ -11,10 +12,18 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from app.domain.game import Decision, Excommunication, GameState, PlayerState, ReportState
+from app.domain.game import (
+    ChangeRef,
+    Decision,
+    GameState,
+    ReportState,
+    player_data,
+    player_from_data,
+)
 from app.domain.report import Outcome
+from app.domain.rounds import RoundState
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 
 
 def state_data(game: GameState) -> dict[str, Any]:
@@ -25,7 +34,7 @@ def state_data(game: GameState) -> dict[str, Any]:
         "expansions": list(game.expansions),
         "tiles": {str(period): tile_id for period, tile_id in sorted(game.tile_ids.items())},
         "players_enter_faith": game.players_enter_faith,
-        "players": [asdict(player) for player in game.players],
+        "players": [player_data(player) for player in game.players],
         "turn_order": list(game.turn_order),
         "reports": [
             {
@@ -41,6 +50,9 @@ def state_data(game: GameState) -> dict[str, Any]:
             }
             for report in game.reports
         ],
+        "round": None if game.round is None else asdict(game.round),
+        "undoable": [[c.seq, c.type] for c in game.undoable],
+        "redoable": [[c.seq, c.type] for c in game.redoable],
     }
 
 
@@ -55,19 +67,7 @@ def game_state(game_id: str, version: int, data: dict[str, Any]) -> GameState:
         expansions=tuple(data["expansions"]),
         tile_ids={int(period): tile_id for period, tile_id in data["tiles"].items()},
         players_enter_faith=data["players_enter_faith"],
-        players=tuple(
-            PlayerState(
-                id=p["id"],
-                name=p["name"],
-                faith=p["faith"],
-                report_victory_points=p["report_victory_points"],
-                leaders=tuple(p["leaders"]),
-                excommunications=tuple(
-                    Excommunication(e["period"], e["tile_id"]) for e in p["excommunications"]
-                ),
-            )
-            for p in data["players"]
-        ),
+        players=tuple(player_from_data(p) for p in data["players"]),
         turn_order=tuple(data["turn_order"]),
         reports=tuple(
             ReportState(
@@ -83,4 +83,7 @@ def game_state(game_id: str, version: int, data: dict[str, Any]) -> GameState:
             )
             for r in data["reports"]
         ),
+        round=None if data["round"] is None else RoundState(**data["round"]),
+        undoable=tuple(ChangeRef(seq, kind) for seq, kind in data["undoable"]),
+        redoable=tuple(ChangeRef(seq, kind) for seq, kind in data["redoable"]),
     )

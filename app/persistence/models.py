@@ -86,7 +86,11 @@ class Game(Base):
     document: Mapped[str | None] = mapped_column(Text())
     document_key: Mapped[str | None] = mapped_column(String(64))
     host_token_hash: Mapped[str] = mapped_column(String(64))
+    # A player whose token was revoked has no entry until the host issues it a new one.
     player_token_hashes: Mapped[dict[str, str]] = mapped_column(JSON())
+    # The hash of the code that regains the host seat; null for a game created before
+    # recovery codes existed (it has none).
+    recovery_code_hash: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # The last change: games idle longer than the retention are deleted by it.
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
@@ -112,6 +116,10 @@ class Event(Base):
 
 
 class IdempotencyKey(Base):
+    """A key's claim and its answer. When the game it acted on is deleted, what is left
+    until it expires is a completed key with status 404 and no answer (no ``game_id``,
+    headers or body): a retry with it answers 404 instead of acting again."""
+
     __tablename__ = "idempotency_keys"
     __table_args__ = (CheckConstraint("state IN ('in_flight', 'completed')", name="state_known"),)
 

@@ -7,7 +7,7 @@ plus the INSERT of its event.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -22,6 +22,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.orm import Session
@@ -44,6 +45,7 @@ _GAME_STATE = select(
     GAMES.c.state,
     GAMES.c.host_token_hash,
     GAMES.c.player_token_hashes,
+    GAMES.c.recovery_code_hash,
     GAMES.c.write_tat_ms,
     GAMES.c.player_budgets,
 ).where(GAMES.c.id == bindparam("game_id"))
@@ -88,6 +90,29 @@ _LOGGED = insert(EVENTS).from_select(
     ["game_id", *_EVENT_COLUMNS], select(_CHANGED.c.id, *_EVENT_VALUES)
 )
 _NOTIFY = func.pg_notify(bindparam("channel", type_=String), bindparam("payload", type_=String))
+# PostgreSQL: one notification per payload, in one statement.
+_NOTIFY_EACH = text(
+    "SELECT pg_notify(:channel, payload) FROM unnest(CAST(:payloads AS text[])) AS payload"
+)
+_CREDENTIALS_CHANGE = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("game_id"))
+    .values(
+        host_token_hash=bindparam("new_host_token_hash"),
+        player_token_hashes=bindparam(
+            "new_player_token_hashes", type_=GAMES.c.player_token_hashes.type
+        ),
+        recovery_code_hash=bindparam("new_recovery_code_hash"),
+    )
+)
+# A deleted game's keys: what is left says only "gone" (see IdempotencyKey).
+_KEYS_GONE = {
+    "game_id": None,
+    "state": "completed",
+    "status_code": 404,
+    "headers": None,
+    "body": None,
+}
 _STORE_CHANGE = {
     announce: select(column).select_from(_CHANGED).add_cte(_LOGGED.cte("logged_event"))
     for announce, column in ((True, _NOTIFY), (False, _CHANGED.c.id))
@@ -108,10 +133,13 @@ def _dialect_insert(session: Session) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Credentials:
-    """Who may touch a game: the hashes of its host token and of each player's token."""
+    """Who may touch a game: the hashes of its host token and of each player's token (a
+    seat whose token was revoked has none), and of the code that regains the host seat
+    (read only by the changes, which may need it)."""
 
     host_token_hash: str
     player_token_hashes: Mapping[str, str]
+    recovery_code_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +196,11 @@ def _event_values(game_id: str, seq: int, event: GameEvent, at: datetime) -> dic
 
 
 def _credentials(row: Any) -> Credentials:
-    return Credentials(row.host_token_hash, row.player_token_hashes)
+    return Credentials(
+        row.host_token_hash,
+        row.player_token_hashes,
+        row._mapping.get("recovery_code_hash"),
+    )
 
 
 class GameRepository:
@@ -192,6 +224,7 @@ class GameRepository:
                 document_key=document_key,
                 host_token_hash=credentials.host_token_hash,
                 player_token_hashes=dict(credentials.player_token_hashes),
+                recovery_code_hash=credentials.recovery_code_hash,
                 created_at=at,
                 updated_at=at,
             )
@@ -269,6 +302,19 @@ class GameRepository:
         stored = self.session.execute(_STORE_CHANGE[notify is not None], values)
         return stored.first() is not None
 
+    def replace_credentials(self, game_id: str, credentials: Credentials) -> None:
+        """New token hashes (and recovery code hash) for the game, in a change's
+        transaction: the tokens they replace are refused from its commit on."""
+        self.session.execute(
+            _CREDENTIALS_CHANGE,
+            {
+                "game_id": game_id,
+                "new_host_token_hash": credentials.host_token_hash,
+                "new_player_token_hashes": dict(credentials.player_token_hashes),
+                "new_recovery_code_hash": credentials.recovery_code_hash,
+            },
+        )
+
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         """Store a document rendered again for an unchanged game (a no-op if it changed)."""
         self.session.execute(
@@ -290,14 +336,21 @@ class GameRepository:
             statement = statement.with_for_update(skip_locked=True)
         return list(self.session.scalars(statement))
 
-    def delete(self, game_ids: list[str]) -> int:
-        """Delete games with their events and idempotency keys; how many games went."""
+    def delete(self, game_ids: list[str], notify: Sequence[Notification] = ()) -> int:
+        """Delete games with their events (their write limit is a column of their row);
+        of their idempotency keys only each key's hash stays, marked gone, until it
+        expires, so that a retry with it answers 404 instead of acting again. With
+        ``notify`` (PostgreSQL), the ``pg_notify``s that announce it at commit. How many
+        games went."""
         if not game_ids:
             return 0
         self.session.execute(delete(EVENTS).where(EVENTS.c.game_id.in_(game_ids)))
-        self.session.execute(delete(KEYS).where(KEYS.c.game_id.in_(game_ids)))
+        self.session.execute(update(KEYS).where(KEYS.c.game_id.in_(game_ids)).values(_KEYS_GONE))
         result = self.session.execute(delete(GAMES).where(GAMES.c.id.in_(game_ids)))
         assert isinstance(result, CursorResult)
+        for channel in sorted({n.channel for n in notify}):
+            payloads = [n.payload for n in notify if n.channel == channel]
+            self.session.execute(_NOTIFY_EACH, {"channel": channel, "payloads": payloads})
         return result.rowcount
 
 
@@ -315,6 +368,16 @@ class EventRepository:
             .where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after)
             .order_by(EVENTS.c.seq)
             .limit(limit)
+        )
+        return [LoggedEvent(row.seq, row.type, row.at, row.data) for row in rows]
+
+    def with_seqs(self, game_id: str, seqs: Sequence[int]) -> list[LoggedEvent]:
+        """Events of the game numbered ``seqs`` (at most the game's whole log), oldest
+        first."""
+        rows = self.session.execute(
+            select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.at, EVENTS.c.data)
+            .where(EVENTS.c.game_id == game_id, EVENTS.c.seq.in_(sorted(set(seqs))))
+            .order_by(EVENTS.c.seq)
         )
         return [LoggedEvent(row.seq, row.type, row.at, row.data) for row in rows]
 

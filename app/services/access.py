@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.domain.game import HOST_SEAT
 from app.persistence.repositories import Credentials
 from app.services.errors import Forbidden, Unauthorized
-from app.services.tokens import hash_token, same_hash
+from app.services.tokens import hash_recovery_code, hash_token, same_hash
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
     is_host: bool
     player_id: str | None = None
+
+    @property
+    def seat(self) -> str:
+        """The seat the token holds: ``host``, or the player's id."""
+        return HOST_SEAT if self.is_host or self.player_id is None else self.player_id
 
     def require_host(self, action: str) -> None:
         if not self.is_host:
@@ -41,3 +47,13 @@ def authenticate(credentials: Credentials, token: str | None) -> Principal:
     if found is None:
         raise Unauthorized("This token does not belong to this game.")
     return found
+
+
+def recover(credentials: Credentials, code: str) -> Principal:
+    """The host, regaining its seat with the game's recovery code; else 401."""
+    stored = credentials.recovery_code_hash
+    if stored is None or not same_hash(hash_recovery_code(code), stored):
+        raise Unauthorized(
+            "This recovery code does not belong to this game (or it was used already)."
+        )
+    return Principal(is_host=True)

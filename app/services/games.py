@@ -1,5 +1,6 @@
-"""Use cases on stored games: create, read, faith, leaders, turn order, the event log, and
-the calculations (gain adjustments, final scores) that use the stored excommunications."""
+"""Use cases on stored games: create, read, delete, faith, leaders, turn order, rounds, the
+event log, and the calculations (gain adjustments, final scores) that use the stored
+excommunications."""
 
 from __future__ import annotations
 
@@ -10,18 +11,29 @@ from dataclasses import dataclass
 from app.domain import game as rules
 from app.domain.draw import MAX_SEED
 from app.domain.errors import InvalidInput
-from app.domain.faith import cap_faith
+from app.domain.faith import add_faith, cap_faith
 from app.domain.gains import Gain, GainsResult
 from app.domain.game import GameState, NewPlayer, PlayerState
 from app.domain.leaders import LeaderId
 from app.domain.scoring import PlayerScore, ScoringPlayer
 from app.domain.tiles import Catalogue
 from app.persistence.repositories import Credentials, LoggedEvent
+from app.services.access import Principal
 from app.services.calculations import Calculations, Holding
-from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.idempotency import Attempt, Idempotency, StoredAnswer
 from app.services.limits import UNLIMITED, Rate, limit_game_creation
-from app.services.tokens import hash_token, new_seed, new_token
-from app.services.transactions import GameDocument, GameTransactions, reruns_lost_races
+from app.services.tokens import (
+    hash_recovery_code,
+    hash_token,
+    new_recovery_code,
+    new_seed,
+    new_token,
+)
+from app.services.transactions import (
+    GameDocument,
+    GameTransactions,
+    reruns_lost_races,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +45,7 @@ class NewGame:
     seed: int | None
     tiles: Mapping[int, str] | None
     players_enter_faith: bool
+    track_rounds: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +76,9 @@ class GameService:
     def create_game(
         self, new: NewGame, key: str | None, fingerprint: str, client: str = "unknown"
     ) -> StoredAnswer:
-        """Validate, then store the game with fresh tokens (R-DRAW-1..3); a retry with the
-        same Idempotency-Key replays the first answer, tokens included (and is not counted
-        against the ``client`` address's creation limit)."""
+        """Validate, then store the game with fresh tokens and a recovery code (R-DRAW-1..3);
+        a retry with the same Idempotency-Key replays the first answer, tokens included (and
+        is not counted against the ``client`` address's creation limit)."""
         event = rules.create_game(
             self.catalogue,
             new.players,
@@ -74,6 +87,7 @@ class GameService:
             tiles=new.tiles,
             players_enter_faith=new.players_enter_faith,
             random_seed=new_seed(MAX_SEED),
+            track_rounds=new.track_rounds,
         )
         with self.idempotency.attempt("createGame", key, fingerprint) as attempt:
             if attempt.replay is not None:
@@ -82,16 +96,18 @@ class GameService:
             limit_game_creation(attempt.session, self.creation_rate, client)
             host_token = new_token()
             player_tokens = {p["id"]: new_token() for p in event.data["players"]}
+            recovery_code = new_recovery_code()
             credentials = Credentials(
                 hash_token(host_token),
                 {player_id: hash_token(token) for player_id, token in player_tokens.items()},
+                hash_recovery_code(recovery_code),
             )
             game_id = uuid.uuid4().hex
             game = self.transactions.create(attempt.session, game_id, event, credentials)
             attempt.game_id = game_id
             attempt.answer = StoredAnswer(
                 201,
-                self.transactions.presenter.created(game, host_token, player_tokens),
+                self.transactions.presenter.created(game, host_token, player_tokens, recovery_code),
                 {"Location": f"/v1/games/{game_id}", "ETag": f'"{game.version}"'},
             )
         assert attempt.answer is not None
@@ -106,6 +122,11 @@ class GameService:
 
     async def current_version(self, game_id: str, token: str | None) -> int:
         return await self.transactions.version(game_id, token)
+
+    async def follower(self, game_id: str, token: str | None) -> tuple[int, str]:
+        """The game's version and the seat ``token`` holds, for a live follower (whose
+        stream ends when that seat's token is replaced)."""
+        return await self.transactions.seat_version(game_id, token)
 
     def list_events(
         self, game_id: str, after: int, limit: int, token: str | None
@@ -171,13 +192,11 @@ class GameService:
                     raise InvalidInput(  # named in the body: the body is wrong
                         f"game {game.id} has no player {player_id!r}", loc=("faith", player_id)
                     )
-            if not (single and game.players_enter_faith and who.player_id in values):
-                who.require_host(
-                    "set faith (a player sets its own only in games created with "
-                    "players_enter_faith: true)"
-                    if single
-                    else "set several players' faith at once"
-                )
+            if single:
+                (player_id,) = values
+                _may_enter_faith(game, who, player_id)
+            else:
+                who.require_host("set several players' faith at once")
             change.check_version(if_match)
             change.apply(rules.set_faith(game, values))
         # What the request loses, whether or not the stored faith moves.
@@ -216,3 +235,104 @@ class GameService:
             change.apply(rules.set_turn_order(change.game, order))
         assert change.document is not None
         return change.document
+
+    def change_faith(
+        self,
+        game_id: str,
+        player_id: str,
+        delta: int,
+        token: str | None,
+        if_match: Collection[int] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> StoredAnswer:
+        """R-FT-3: add ``delta`` to the player's faith, on the faith it has when the change
+        is stored (never on a stale read: concurrent changes all count); above 15 is lost,
+        a removal stops at 0. Who may: as for setting it. A retry with the same
+        Idempotency-Key replays the first answer."""
+        if key is None:
+            return self._change_faith(game_id, player_id, delta, token, if_match)
+        with self.transactions.reading(game_id, token) as reading:
+            # A replay must not skip access control.
+            reading.game.player(player_id)
+            _may_enter_faith(reading.game, reading.who, player_id)
+        scope = f"changePlayerFaith:{game_id}:{player_id}"
+        with self.idempotency.attempt(scope, key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            attempt.answer = self._change_faith(game_id, player_id, delta, token, if_match, attempt)
+            attempt.game_id = game_id
+        return attempt.answer
+
+    @reruns_lost_races
+    def _change_faith(
+        self,
+        game_id: str,
+        player_id: str,
+        delta: int,
+        token: str | None,
+        if_match: Collection[int] | None,
+        attempt: Attempt | None = None,
+    ) -> StoredAnswer:
+        session = None if attempt is None else attempt.session
+        with self.transactions.changing(game_id, token, session=session) as change:
+            before = change.game.player(player_id).faith
+            _may_enter_faith(change.game, change.who, player_id)
+            change.check_version(if_match)
+            # None when the faith stays (a gain at 15, a removal at 0): nothing is logged.
+            change.apply(rules.change_faith(change.game, player_id, delta))
+        # What the request loses and moves, whether or not the stored faith moves.
+        after = add_faith(before, delta)
+        return StoredAnswer(
+            200,
+            self.transactions.presenter.faith_changed(
+                change.game, player_id, after.lost, after.faith - before
+            ),
+            {"ETag": f'"{change.game.version}"'},
+        )
+
+    def advance_round(
+        self,
+        game_id: str,
+        token: str | None,
+        if_match: Collection[int] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> StoredAnswer:
+        """R-RND-1, R-RND-3, R-RND-4: the host moves a game that tracks its rounds to the
+        next round or report phase; answers the game. A retry with the same
+        Idempotency-Key replays the first answer."""
+        if key is not None:
+            with self.transactions.reading(game_id, token) as reading:
+                reading.who.require_host("advance the round")
+        with self.idempotency.attempt(f"advanceRound:{game_id}", key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+                change.who.require_host("advance the round")
+                change.check_version(if_match)
+                change.apply(rules.advance_round(change.game))
+            assert change.document is not None
+            attempt.game_id = game_id
+            attempt.answer = StoredAnswer(
+                200, change.document.body, {"ETag": f'"{change.document.version}"'}
+            )
+        return attempt.answer
+
+    def delete_game(
+        self, game_id: str, token: str | None, if_match: Collection[int] | None
+    ) -> None:
+        """The host deletes the game with its events, its idempotency keys' answers and
+        its limits, in one transaction; its followers' streams and long-polls end."""
+        with self.transactions.deleting(game_id, token) as deletion:
+            deletion.who.require_host("delete the game")
+            deletion.check_version(if_match)
+
+
+def _may_enter_faith(game: GameState, who: Principal, player_id: str) -> None:
+    """The host sets or changes any player's faith; a player its own, only in a game
+    created with ``players_enter_faith``."""
+    if not (game.players_enter_faith and who.player_id == player_id):
+        who.require_host(
+            "set faith (a player sets its own only in games created with players_enter_faith: true)"
+        )

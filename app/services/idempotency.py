@@ -23,6 +23,7 @@ from datetime import timedelta
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from app.domain.errors import NotFound
 from app.persistence.db import Database, is_lock_not_available
 from app.persistence.models import IdempotencyKey, utcnow
 from app.persistence.repositories import IdempotencyRepository
@@ -50,6 +51,10 @@ def request_fingerprint(*parts: str | bytes) -> str:
 
 
 def _replay(row: IdempotencyKey, scope: str, key: str) -> StoredAnswer | None:
+    """The answer stored for the key; None while it has none; 404 when the game it acted
+    on was deleted since (``GameRepository.delete`` left it so)."""
+    if row.state == "completed" and row.body is None and row.status_code == 404:
+        raise NotFound("The game this Idempotency-Key acted on has been deleted since.")
     if row.state != "completed" or row.body is None or row.status_code is None:
         return None
     return StoredAnswer(

@@ -119,6 +119,15 @@ class WriteLimits:
         return max(1, min(self.max_player_events, self.max_events // PLAYER_SHARE_OF_EVENTS))
 
 
+def check_log_room(limits: WriteLimits, game_id: str, version: int) -> None:
+    """409 once the game's log is full."""
+    if version >= limits.max_events:
+        raise EventLimitReached(
+            f"Game {game_id} has logged {version} changes, the most a game may; it can "
+            "still be read."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class SeatSpend:
     """What one player seat has spent of a game's budgets: its TAT and its changes."""
@@ -147,11 +156,7 @@ class GameBudget:
     ) -> None:
         """Admit one change to be stored, by the host (``player_id`` None) or a player; or
         409 (the log, or the player's share of it, is full) or 429 (the seat's rate)."""
-        if version >= limits.max_events:
-            raise EventLimitReached(
-                f"Game {game_id} has logged {version} changes, the most a game may; it can "
-                "still be read."
-            )
+        check_log_room(limits, game_id, version)
         if player_id is None:
             self.host_tat_ms = limit_game_write(limits.host, game_id, self.host_tat_ms, now)
             return

@@ -12,6 +12,12 @@ without bound. A follower never trusts the hub for completeness: it reads the lo
 its own cursor first, skips what it already has, and reads the log again when a delivery
 skips a seq. So a lost or late notification costs latency, never an event, and no event
 is ever given twice.
+
+A follower's stream ends when the token it follows with stops working: the hub knows the
+seat each follower's token holds and the version it was checked at, and an event that
+gives that seat a new token (or revokes it) after that version ends it; a game deleted
+ends every follower of it. (Long-polls need nothing of this: any event wakes them, and
+their next read checks the token.)
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from dataclasses import dataclass, field
 
 from anyio import to_thread
 
-from app.persistence.changes import ChangeFeed
+from app.domain.game import closed_seat
+from app.persistence.changes import GONE, ChangeFeed
 from app.persistence.db import Database
 from app.persistence.repositories import EventRepository, LoggedEvent
 from app.services.errors import TooManyStreams
@@ -38,19 +45,32 @@ _PAGE = 1000  # events per read of the log
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """One event as a follower sends it: its seq and its rendered frame."""
+    """One event as a follower sends it: its seq and its rendered frame, and the seat
+    whose token it replaced or revoked, if it did."""
 
     seq: int
     frame: bytes
+    closes: str | None = None
+
+
+def _delivery(event: LoggedEvent, render: Callable[[LoggedEvent], bytes]) -> Delivery:
+    return Delivery(event.seq, render(event), closed_seat(event.type, event.data))
 
 
 class Subscription:
-    """One follower of one game: a bounded buffer of deliveries, filled by the hub."""
+    """One follower of one game: a bounded buffer of deliveries, filled by the hub; it
+    follows with the token of ``seat``, valid at version ``since`` (None: not ended by
+    token changes)."""
 
-    def __init__(self, game_id: str, capacity: int) -> None:
+    def __init__(
+        self, game_id: str, capacity: int, seat: str | None = None, since: int = 0
+    ) -> None:
         self.game_id = game_id
         self.capacity = capacity
-        self.ended: str | None = None  # why the hub ended it: "overflow", "shutdown"
+        self.seat = seat
+        self.since = since
+        # Why the hub ended it: "overflow", "shutdown", "token" (replaced), "gone".
+        self.ended: str | None = None
         self._items: deque[Delivery] = deque()
         self._ready = asyncio.Event()
 
@@ -90,6 +110,17 @@ class _Channel:
     target: int
     subscribers: set[Subscription] = field(default_factory=set)
     reader: asyncio.Task[None] | None = None
+    # The seq at which each seat's token was last replaced or revoked, as delivered.
+    closed: dict[str, int] = field(default_factory=dict)
+
+    def close_seats(self, deliveries: list[Delivery]) -> None:
+        """End the subscribers whose token an event of ``deliveries`` replaced."""
+        for delivery in deliveries:
+            if delivery.closes is not None:
+                self.closed[delivery.closes] = delivery.seq
+                for subscription in list(self.subscribers):
+                    if subscription.seat == delivery.closes and subscription.since < delivery.seq:
+                        subscription.end("token")
 
 
 class LiveHub:
@@ -149,9 +180,10 @@ class LiveHub:
 
     # ---- subscribers ------------------------------------------------------------------
 
-    def subscribe(self, game_id: str, version: int) -> Subscription:
-        """A new subscriber of ``game_id``, whose version a read just found at ``version``;
-        503 past ``max_subscribers`` or while shutting down."""
+    def subscribe(self, game_id: str, version: int, seat: str | None = None) -> Subscription:
+        """A new subscriber of ``game_id``, whose version a read just found at ``version``
+        (checking the token of ``seat``, if given); 503 past ``max_subscribers`` or while
+        shutting down."""
         if self.closed or self.count >= self.max_subscribers:
             raise TooManyStreams(
                 "This process is shutting down; follow the game on another one."
@@ -165,7 +197,9 @@ class LiveHub:
         if channel is None:
             channel = self._channels[game_id] = _Channel(known=version, target=version)
             self.feed.watch(self._channels)
-        subscription = Subscription(game_id, self.buffer_events)
+        subscription = Subscription(game_id, self.buffer_events, seat, version)
+        if seat is not None and channel.closed.get(seat, 0) > version:
+            subscription.end("token")  # replaced while the subscriber was on its way here
         channel.subscribers.add(subscription)
         self.count += 1
         self.observe(self.count)
@@ -195,6 +229,10 @@ class LiveHub:
         channel = self._channels.get(game_id)
         if channel is None:
             return
+        if seq == GONE:
+            for subscription in list(channel.subscribers):
+                subscription.end("gone")
+            return
         if event is not None and seq == channel.known + 1:
             # Committed here, and next in line: no need to read it back from the log. The
             # database's own notice of this commit may have come first (on PostgreSQL it
@@ -202,9 +240,10 @@ class LiveHub:
             # read it started finds the event known and offers it to nobody again.
             channel.known = seq
             channel.target = max(channel.target, seq)
-            deliveries = [Delivery(seq, self.render(event))]
+            deliveries = [_delivery(event, self.render)]
             for subscription in list(channel.subscribers):
                 subscription.offer(deliveries)
+            channel.close_seats(deliveries)
             return
         if seq <= channel.target:
             return
@@ -232,6 +271,7 @@ class LiveHub:
                     channel.known = fresh[-1].seq
                     for subscription in list(channel.subscribers):
                         subscription.offer(fresh)
+                    channel.close_seats(fresh)
         finally:
             channel.reader = None
 
@@ -241,7 +281,7 @@ class LiveHub:
         def read() -> list[Delivery]:
             with self.db.transaction(write=False) as session:
                 events = EventRepository(session).list_after(game_id, after, limit)
-            return [Delivery(e.seq, self.render(e)) for e in events]
+            return [_delivery(e, self.render) for e in events]
 
         return await to_thread.run_sync(read)
 

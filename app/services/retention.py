@@ -1,7 +1,7 @@
 """Retention: what the service deletes on its own, so that storage stays bounded.
 
 - games idle (no change) for longer than the retention, with their events and idempotency
-  keys;
+  keys (``deletion.py``, as when their host deletes them);
 - idempotency keys past their expiry;
 - creation-limit rows whose theoretical arrival time has passed (a missing row means the
   same thing).
@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 from anyio import to_thread
 
+from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
 from app.persistence.models import utcnow
 from app.persistence.repositories import (
@@ -28,6 +29,7 @@ from app.persistence.repositories import (
     GameRepository,
     IdempotencyRepository,
 )
+from app.services.deletion import delete_games
 
 logger = logging.getLogger("app.retention")
 # Its own generator: drawing from the global one would shift the sequence of any other user
@@ -58,11 +60,20 @@ class Purged:
 
 
 class Retention:
-    def __init__(self, db: Database, *, retention_days: float, batch_size: int) -> None:
-        """``retention_days`` 0 keeps games forever (expired keys and limits still go)."""
+    def __init__(
+        self,
+        db: Database,
+        *,
+        retention_days: float,
+        batch_size: int,
+        changes: ChangeFeed | None = None,
+    ) -> None:
+        """``retention_days`` 0 keeps games forever (expired keys and limits still go);
+        ``changes`` tells whoever follows a deleted game."""
         self.db = db
         self.retention = timedelta(days=retention_days) if retention_days > 0 else None
         self.batch_size = batch_size
+        self.changes = changes
 
     def idle_before(self, now: datetime) -> datetime | None:
         """Games whose last change is older than this are deleted."""
@@ -75,8 +86,8 @@ class Retention:
         before = self.idle_before(now)
         if before is not None:
             with self.db.transaction(write=True) as session:
-                repository = GameRepository(session)
-                games = repository.delete(repository.idle_since(before, self.batch_size, lock=True))
+                idle = GameRepository(session).idle_since(before, self.batch_size, lock=True)
+                games = delete_games(session, idle, self.changes)
         with self.db.transaction(write=True) as session:
             keys = IdempotencyRepository(session).purge_expired(now, self.batch_size)
         with self.db.transaction(write=True) as session:

@@ -1,14 +1,19 @@
-"""Tokens and the encryption of stored idempotent answers.
+"""Tokens, recovery codes and the encryption of stored idempotent answers.
 
 Tokens are 256-bit random strings, shown once and stored as SHA-256 hashes: with that
 much entropy a slow password hash adds nothing, and a fast one keeps every request cheap.
+A recovery code is 160 random bits written for people (32 letters and digits of RFC 4648
+base32 in groups of four, read back whatever their case, spaces and hyphens), stored as
+a SHA-256 hash of its letters, for the same reason.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
+import re
 import secrets
 from typing import TYPE_CHECKING
 
@@ -17,6 +22,9 @@ if TYPE_CHECKING:
 
 _HKDF_SALT = b"vatican-report/idempotency/v1"
 _NONCE_BYTES = 12
+RECOVERY_CODE_BITS = 160
+_RECOVERY_GROUP = 4
+_RECOVERY_SEPARATORS = re.compile(r"[\s-]+")
 
 
 def new_token() -> str:
@@ -25,6 +33,21 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_recovery_code() -> str:
+    """160 random bits as 32 base32 letters and digits, in groups of four."""
+    letters = base64.b32encode(secrets.token_bytes(RECOVERY_CODE_BITS // 8)).decode("ascii")
+    return "-".join(
+        letters[i : i + _RECOVERY_GROUP] for i in range(0, len(letters), _RECOVERY_GROUP)
+    )
+
+
+def hash_recovery_code(code: str) -> str:
+    """The stored form of a recovery code: the hash of its letters, uppercased, without
+    the spaces and hyphens a person may write it with."""
+    letters = _RECOVERY_SEPARATORS.sub("", code).upper()
+    return hashlib.sha256(f"recovery-code\x00{letters}".encode()).hexdigest()
 
 
 def same_hash(a: str, b: str) -> bool:

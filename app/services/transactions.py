@@ -46,8 +46,9 @@ from app.persistence.repositories import (
     StoredVersion,
 )
 from app.services.access import Principal, authenticate
+from app.services.deletion import delete_games
 from app.services.errors import VersionMismatch
-from app.services.limits import GameBudget, WriteLimits
+from app.services.limits import GameBudget, WriteLimits, check_log_room
 from app.services.ports import Presenter
 
 if TYPE_CHECKING:  # made by Database.async_game_rows, on PostgreSQL only
@@ -150,6 +151,7 @@ class Change:
         self.document: GameDocument | None = None  # the read model, once stored
         self.at = utcnow()  # when it happens: the event's time, and the game's last change
         self.budget = budget  # what the game's seats have spent, moved on by apply()
+        self.credentials: Credentials | None = None  # the game's, as the change read them
         self._limits = limits
         self._version_checked = False
 
@@ -171,6 +173,10 @@ class Change:
             "read it again and retry.",
             current_version=self.game.version,
         )
+
+    def check_room(self) -> None:
+        """409 when the game's log is full: for a change whose event costs work to make."""
+        check_log_room(self._limits, self.game.id, self.game.version)
 
     def apply(self, event: GameEvent | None) -> GameState:
         """Fold the change's event into the game (stored when the transaction ends); None
@@ -244,14 +250,23 @@ class GameTransactions:
 
     async def version(self, game_id: str, token: str | None) -> int:
         """The game's version, for a conditional read: one statement, no document."""
-        stored = None
-        if _is_game_id(game_id):
-            stored = await (
-                self.rows.version(game_id)
-                if self.rows is not None
-                else to_thread.run_sync(self._read_version, game_id)
-            )
-        return _checked_version(stored, game_id, token)
+        return _checked_version(await self._version_row(game_id), game_id, token)
+
+    async def seat_version(self, game_id: str, token: str | None) -> tuple[int, str]:
+        """The game's version and the seat ``token`` holds there, in one statement."""
+        stored = await self._version_row(game_id)
+        if stored is None:
+            raise _no_game(game_id)
+        return stored.version, authenticate(stored.credentials, token).seat
+
+    async def _version_row(self, game_id: str) -> StoredVersion | None:
+        if not _is_game_id(game_id):
+            return None
+        return await (
+            self.rows.version(game_id)
+            if self.rows is not None
+            else to_thread.run_sync(self._read_version, game_id)
+        )
 
     def _read_document(self, game_id: str) -> StoredDocument | None:
         with self.db.transaction(write=False) as session:
@@ -294,7 +309,12 @@ class GameTransactions:
 
     @contextmanager
     def changing(
-        self, game_id: str, token: str | None, *, session: Session | None = None
+        self,
+        game_id: str,
+        token: str | None,
+        *,
+        session: Session | None = None,
+        identify: Callable[[Credentials], Principal] | None = None,
     ) -> Iterator[Change]:
         """The game for a change, in ``session`` or a write transaction of its own.
 
@@ -303,30 +323,42 @@ class GameTransactions:
         lock and each statement commits on its own: two round trips in all, and another
         writer storing first costs a rerun. Otherwise (SQLite's write transactions hold
         the database's lock already) the game's row is locked until the transaction ends.
+        ``identify`` tells who asks from the game's credentials instead of ``token``.
         """
         if session is None:
             unlocked = _unlocked_attempt.get() and self.db.dialect_name == "postgresql"
             with (
                 self.db.transaction(write=True, statement_by_statement=unlocked) as own,
-                self._changing(game_id, token, own, locked=not unlocked) as change,
+                self._changing(
+                    game_id, token, own, locked=not unlocked, identify=identify
+                ) as change,
             ):
                 yield change
             return
-        with self._changing(game_id, token, session, locked=True) as change:
+        with self._changing(game_id, token, session, locked=True, identify=identify) as change:
             yield change
 
     @contextmanager
     def _changing(
-        self, game_id: str, token: str | None, session: Session, *, locked: bool
+        self,
+        game_id: str,
+        token: str | None,
+        session: Session,
+        *,
+        locked: bool,
+        identify: Callable[[Credentials], Principal] | None = None,
     ) -> Iterator[Change]:
         repository = GameRepository(session)
         stored = self._stored(repository, game_id, for_update=locked)
         change = Change(
             stored.state,
-            authenticate(stored.credentials, token),
+            identify(stored.credentials)
+            if identify is not None
+            else authenticate(stored.credentials, token),
             self.limits,
             GameBudget.stored(stored.write_tat_ms, stored.player_budgets),
         )
+        change.credentials = stored.credentials
         yield change
         if not change.applied:
             raise RuntimeError("a change must apply() the event it logs, or None")
@@ -354,6 +386,24 @@ class GameTransactions:
         if self.changes is not None:
             logged = LoggedEvent(version, change.event.type, change.at, dict(change.event.data))
             self.changes.record(session, game_id, logged)
+
+    @contextmanager
+    def deleting(self, game_id: str, token: str | None) -> Iterator[Change]:
+        """The game for its deletion: locked, with the checks of a change (404, then the
+        caller's 401/403 and 412); it goes when the block ends, with everything it owns,
+        in the same transaction (``deletion.py``). It logs no event: there is no log left."""
+        with self.db.transaction(write=True) as session:
+            stored = self._stored(GameRepository(session), game_id, for_update=True)
+            change = Change(
+                stored.state,
+                authenticate(stored.credentials, token),
+                self.limits,
+                GameBudget.stored(stored.write_tat_ms, stored.player_budgets),
+            )
+            yield change
+            if not change._version_checked:
+                raise RuntimeError("check_version() must come before a deletion")
+            delete_games(session, [game_id], self.changes)
 
     def create(
         self, session: Session, game_id: str, event: GameEvent, credentials: Credentials

@@ -26,6 +26,7 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
         yield c
+    app.state.live_hub.stop()  # a long-poll started its change feed
     app.state.db.dispose()
 
 

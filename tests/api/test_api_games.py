@@ -506,6 +506,7 @@ async def test_every_change_bumps_version_by_one_and_logs_one_event(
         "seed": 42,
         "tiles": {"1": "I-6", "2": "II-3", "3": "III-7"},
         "players_enter_faith": False,
+        "track_rounds": False,
     }
     assert log[5]["data"] == {"period": 1, "player_id": "p1", "choice": "refuse"}
     resolved = log[-1]["data"]

@@ -57,6 +57,8 @@ async def cors_client(database_url: str) -> AsyncIterator[httpx.AsyncClient]:
         ("GET", "/v1/games/g/events"),
         ("PUT", "/v1/games/g/players/p1/faith"),
         ("POST", "/v1/games/g/reports/1/resolution"),
+        ("DELETE", "/v1/games/g"),
+        ("DELETE", "/v1/games/g/seats/p2/token"),
         ("POST", "/v1/calculations/gains"),
         ("GET", "/v1/excommunication-tiles"),
         ("GET", "/healthz"),
@@ -89,7 +91,7 @@ async def test_preflight_from_a_refused_origin_is_a_403_problem(
 
 @pytest.mark.parametrize(
     ("method", "headers", "named"),
-    [("DELETE", "authorization", "DELETE"), ("PUT", "authorization, x-secret", "x-secret")],
+    [("PATCH", "authorization", "PATCH"), ("PUT", "authorization, x-secret", "x-secret")],
 )
 async def test_preflight_for_a_method_or_header_not_allowed_is_a_403_problem(
     cors_client: httpx.AsyncClient, method: str, headers: str, named: str

@@ -58,7 +58,8 @@ def _declared_headers(document: dict[str, Any], operation_id: str, status: int) 
 def test_every_operation_declares_its_security(app: FastAPI) -> None:
     document = _document(app)
     for path, method, operation in _operations(document):
-        if path.startswith("/v1/games/{game_id}"):
+        # The recovery takes no token: the code in its body is the credential.
+        if path.startswith("/v1/games/{game_id}") and not path.endswith("/recovery"):
             assert operation["security"] == [{"gameToken": []}], (method, path)
         else:
             assert operation["security"] == [], (method, path)
@@ -140,10 +141,15 @@ def test_output_strings_with_a_fixed_set_of_values_are_enums(app: FastAPI) -> No
     assert set(mapping) == {
         "game_created",
         "faith_set",
+        "faith_changed",
         "leaders_set",
         "turn_order_set",
         "decision_set",
         "report_resolved",
+        "round_advanced",
+        "change_undone",
+        "change_redone",
+        "seat_token_changed",
     }
     for ref in mapping.values():
         event = schemas[ref.rsplit("/", 1)[-1]]
@@ -284,6 +290,81 @@ async def test_event_data_is_served_as_logged(client: httpx.AsyncClient, app: Fa
         "decision_set",
         "report_resolved",
     ]
+    assert [e["data"] for e in served] == [json.loads(json.dumps(e.data)) for e in logged]
+
+
+async def test_the_table_operations_carry_exactly_their_declared_headers(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
+    """Undo, redo, Faith changes, rounds, seats and deletion; an answer with a token or a
+    recovery code declares (and sends) Cache-Control: no-store."""
+    document = _document(app)
+    calls = Recorder(client, document)
+    body = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 7, "track_rounds": True}
+    created = await calls.call("createGame", "POST", "/v1/games", json=body)
+    data = created.json()
+    game = GameHandle(client, body, data["host_token"], data["player_tokens"], data["game"])
+    host = game.host()
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    change = ("changePlayerFaith", "POST", f"{game.url}/players/p1/faith-changes")
+    await calls.call(*change, json={"delta": 2}, headers={**host, **key})
+    replay = await calls.call(*change, json={"delta": 2}, headers={**host, **key})
+    assert replay.headers["Idempotent-Replayed"] == "true"
+    await calls.call(*change, json={"delta": 2}, headers={**host, "If-Match": '"1"'})  # 412
+    await calls.call("undoChange", "POST", f"{game.url}/undo", headers=host)
+    await calls.call("redoChange", "POST", f"{game.url}/redo", headers=host)
+    await calls.call("redoChange", "POST", f"{game.url}/redo", headers=host)  # 409
+    await calls.call("advanceRound", "POST", f"{game.url}/round-advances", headers=host)
+    issued = await calls.call("issueSeatToken", "POST", f"{game.url}/seats/p2/token", headers=host)
+    await calls.call("revokeSeatToken", "DELETE", f"{game.url}/seats/p2/token", headers=host)
+    code = {"recovery_code": data["recovery_code"]}
+    recovered = await calls.call("recoverHostSeat", "POST", f"{game.url}/recovery", json=code)
+    await calls.call("recoverHostSeat", "POST", f"{game.url}/recovery", json=code)  # 401
+    new_host = {"Authorization": f"Bearer {recovered.json()['host_token']}"}
+    await calls.call("deleteGame", "DELETE", game.url, headers=new_host)
+    await calls.call("deleteGame", "DELETE", game.url, headers=new_host)  # 404
+    for answer, operation in (
+        (created, "createGame"),
+        (issued, "issueSeatToken"),
+        (recovered, "recoverHostSeat"),
+    ):
+        declared = _declared_headers(document, operation, answer.status_code)
+        assert declared["Cache-Control"]["schema"]["enum"] == ["no-store"]
+        assert answer.headers["Cache-Control"] == "no-store"
+    assert len(calls.checked) == 13
+
+
+async def test_the_new_event_data_is_served_as_logged(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
+    """The payloads of the events of undo, redo, Faith changes, rounds and seats neither
+    drop nor rename anything the log holds."""
+    game = await create_game(client, track_rounds=True)
+    await game.set_faith(p1=5, p2=9)
+    for method, path, body in (
+        ("POST", "/players/p1/faith-changes", {"delta": 11}),
+        ("POST", "/round-advances", None),
+        ("POST", "/round-advances", None),
+        ("PUT", "/reports/1/decisions/p2", {"choice": "refuse"}),
+        ("POST", "/reports/1/resolution", {"default_choice": "support"}),
+        ("POST", "/undo", None),
+        ("POST", "/redo", None),
+        ("POST", "/undo", None),
+        ("POST", "/undo", None),
+        ("POST", "/seats/p1/token", None),
+        ("DELETE", "/seats/p2/token", None),
+    ):
+        response = await client.request(method, game.url + path, json=body, headers=game.host())
+        assert response.status_code < 300, response.text
+    served = (await client.get(f"{game.url}/events", headers=game.host())).json()["events"]
+    _, logged = app.state.game_service.list_events(game.id, 0, 100, game.host_token)
+    assert {e["type"] for e in served} >= {
+        "faith_changed",
+        "round_advanced",
+        "change_undone",
+        "change_redone",
+        "seat_token_changed",
+    }
     assert [e["data"] for e in served] == [json.loads(json.dumps(e.data)) for e in logged]
 
 

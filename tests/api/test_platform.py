@@ -427,6 +427,7 @@ async def test_factory_stores_settings_and_database(tmp_path: Path) -> None:
         "calculations",
         "games",
         "reports",
+        "seats",
         "operations",
     }
     assert app.docs_url is None and app.redoc_url is None

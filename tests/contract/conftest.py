@@ -21,11 +21,15 @@ REQUESTS: Counter[str] = Counter()
 
 @dataclass(frozen=True)
 class ContractGame:
-    """A created game: the ids and tokens the generated requests are pointed at."""
+    """A created game: the ids and tokens the generated requests are pointed at, and a
+    second game that tracks its rounds (for the round advances)."""
 
     id: str
     host_token: str
     player_tokens: dict[str, str]
+    recovery_code: str = ""
+    rounds_id: str = ""
+    rounds_host_token: str = ""
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +56,8 @@ def contract_app(database_url: str) -> Iterator[FastAPI]:
 
 @pytest.fixture
 async def contract_game(contract_app: FastAPI) -> ContractGame:
-    """Three players, seed 42 (tiles I-6, II-3, III-7); Anna holds Sisto IV; faith 5, 1, 9."""
+    """Three players, seed 42 (tiles I-6, II-3, III-7); Anna holds Sisto IV; faith 5, 1, 9;
+    a Faith change to Carla undone (so that a redo has something to redo)."""
     body = {
         "players": [
             {"name": "Anna", "leaders": ["sisto_iv"]},
@@ -67,13 +72,30 @@ async def contract_game(contract_app: FastAPI) -> ContractGame:
         assert response.status_code == 201, response.text
         data = response.json()
         # Period I threshold is 3: Anna and Carla may choose, Bruno may not.
+        url, host = (
+            f"/v1/games/{data['game']['id']}",
+            {"Authorization": f"Bearer {data['host_token']}"},
+        )
         response = await client.put(
-            f"/v1/games/{data['game']['id']}/faith",
-            json={"faith": {"p1": 5, "p2": 1, "p3": 9}},
-            headers={"Authorization": f"Bearer {data['host_token']}"},
+            f"{url}/faith", json={"faith": {"p1": 5, "p2": 1, "p3": 9}}, headers=host
         )
         assert response.status_code == 200, response.text
-    return ContractGame(data["game"]["id"], data["host_token"], data["player_tokens"])
+        response = await client.post(
+            f"{url}/players/p3/faith-changes", json={"delta": 1}, headers=host
+        )
+        assert response.status_code == 200, response.text
+        response = await client.post(f"{url}/undo", headers=host)
+        assert response.status_code == 200, response.text
+        rounds = await client.post("/v1/games", json={**body, "track_rounds": True})
+        assert rounds.status_code == 201, rounds.text
+    return ContractGame(
+        data["game"]["id"],
+        data["host_token"],
+        data["player_tokens"],
+        data["recovery_code"],
+        rounds.json()["game"]["id"],
+        rounds.json()["host_token"],
+    )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

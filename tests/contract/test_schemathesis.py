@@ -58,7 +58,7 @@ CHECKS = [
     response_schema_conformance,
 ]
 
-# Per operation and per generation mode; 23 operations x 2 modes x 2 databases.
+# Per operation and per generation mode; 31 operations x 2 modes x 2 databases.
 MAX_EXAMPLES = 60
 
 # Findings in app/ that schemathesis reproduces, marked on their operation (strict:
@@ -109,7 +109,11 @@ def _targets(game: Any, operation: Any) -> st.SearchStrategy[dict[str, Any]]:
         return st.one_of(st.just({}), valid)
     if "game_id" not in path_names:
         return st.just({})
-    tokens = [f"Bearer {game.host_token}"] * 3 + [
+    operation_id = operation.definition.raw["operationId"]
+    game_id, host_token = game.id, game.host_token
+    if operation_id == "advanceRound":  # only a game that tracks rounds advances them
+        game_id, host_token = game.rounds_id, game.rounds_host_token
+    tokens = [f"Bearer {host_token}"] * 3 + [
         f"Bearer {game.player_tokens['p1']}",
         None,  # generated
     ]
@@ -117,9 +121,10 @@ def _targets(game: Any, operation: Any) -> st.SearchStrategy[dict[str, Any]]:
     if_matches = ["*", "*", None]
 
     def build(token: str | None, player_id: str | None, if_match: str | None) -> dict[str, Any]:
-        path: dict[str, Any] = {"game_id": game.id}
-        if "player_id" in path_names and player_id is not None:
-            path["player_id"] = player_id
+        path: dict[str, Any] = {"game_id": game_id}
+        for name in ("player_id", "seat"):
+            if name in path_names and player_id is not None:
+                path[name] = player_id
         headers: dict[str, Any] = {}
         if token is not None:
             headers["Authorization"] = token
@@ -137,8 +142,10 @@ def _targets(game: Any, operation: Any) -> st.SearchStrategy[dict[str, Any]]:
             lambda ids: {"players": [{"id": i, "victory_points": n} for n, i in enumerate(ids)]}
         ),
         "setTurnOrder": players.map(lambda ids: {"turn_order": ids}),
+        # Generated codes are never the game's: add its own (it works once).
+        "recoverHostSeat": st.just({"recovery_code": game.recovery_code}),
     }
-    body = valid_bodies.get(operation.definition.raw["operationId"])
+    body = valid_bodies.get(operation_id)
     if body is not None:
         targets = st.one_of(targets, st.tuples(targets, body).map(lambda t: {**t[0], "body": t[1]}))
     return targets

@@ -2,7 +2,8 @@
 
 createGame links to the game's reads and changes with the game id and its ETag as
 ``If-Match`` (the test sends the game's host token as its bearer credentials); faith answers link
-on to the period I decisions and resolution, and report answers to the reads. Every
+on to the period I decisions and resolution, Faith changes and undo, an undo's answer to a
+redo, and report answers to the reads. Every
 response gets the same checks as the stateless run. Deterministic and bounded.
 
 Each game the flow creates is a valid one (the stateless run fuzzes createGame's body):
@@ -54,6 +55,9 @@ FLOW = [
     "listGameEvents",
     "setFaith",
     "setPlayerFaith",
+    "changePlayerFaith",
+    "undoChange",
+    "redoChange",
     "setReportDecision",
     "resolveReport",
     "getReport",
@@ -108,4 +112,11 @@ def test_game_flow_follows_links(contract_app: FastAPI, request_tally: Counter[s
     )
     # The links took generated games through the flow: every step answered a success.
     successes = {operation for (operation, status), _ in answers.items() if 200 <= status < 300}
-    assert successes >= {"createGame", "getGame", "setPlayerFaith", "getReport"}, answers
+    assert successes >= {
+        "createGame",
+        "getGame",
+        "setPlayerFaith",
+        "getReport",
+        "changePlayerFaith",
+        "undoChange",
+    }, answers

@@ -37,4 +37,7 @@ def test_readme_walkthrough_runs(live_server: str) -> None:
     assert any(line.startswith("p2 excommunicated tile I-2") for line in lines)
     assert "{'coins': 1, 'stone': 2}" in lines
     assert any(line.startswith("p1 51 ") and "'III-4'" in line for line in lines)
-    assert lines[-1] == "9 report_resolved"
+    assert "9" in lines  # Carla's faith after her +1
+    assert "undone faith_changed [5, 2, 9]" in lines  # Bruno's +3 by mistake, undone
+    assert lines[-10:-7] == ["3 faith_changed", "4 faith_changed", "5 change_undone"]
+    assert lines[-1] == "12 report_resolved"

@@ -35,6 +35,18 @@ PINNED: dict[str, dict[str, int]] = {
         "listGameEvents": 3,  # BEGIN; SELECT the version; SELECT events
         "calculatePlayerGains": 2,  # BEGIN; SELECT the state
         "calculateGameFinalScores": 2,
+        "advanceRound": 4,  # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events
+        "changePlayerFaith": 4,
+        # BEGIN IMMEDIATE; SELECT; SELECT the events in effect (one, whatever their number);
+        # UPDATE games; INSERT events
+        "undoChange": 5,
+        "redoChange": 5,
+        # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events; UPDATE the token hashes
+        "issueSeatToken": 5,
+        "revokeSeatToken": 5,
+        "recoverHostSeat": 5,
+        # BEGIN IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
+        "deleteGame": 5,
     },
 }
 # PostgreSQL: a read of a game is one SELECT on the async reads' autocommit connections
@@ -52,6 +64,16 @@ PINNED["postgresql"] = {
     "setFaith": 2,
     "setReportDecision": 2,
     "resolveReport": 3,
+    "changePlayerFaith": 2,
+    # In a transaction of their own (the idempotency's, key or not): BEGIN, SELECT ... FOR
+    # UPDATE, then the one statement storing the change (and what each one adds).
+    "advanceRound": 3,
+    "undoChange": 4,
+    "redoChange": 4,
+    "issueSeatToken": 4,
+    "revokeSeatToken": 4,
+    "recoverHostSeat": 4,
+    "deleteGame": 6,  # and one SELECT of pg_notify, which the other processes hear
 }
 
 NAMES = ["Anna", "Bruno", "Carla", "Dario", "Elena"]
@@ -86,13 +108,16 @@ async def _count(
 async def _measure(app: FastAPI, client: httpx.AsyncClient, players: int) -> dict[str, list[str]]:
     """The statements of every measured operation, on a game of ``players`` players."""
     counts: dict[str, list[str]] = {}
-    body = {"players": _players(players), "seed": 42}
+    body = {"players": _players(players), "seed": 42, "track_rounds": True}
     handle: GameHandle | None = None
+
+    handle_data: dict[str, Any] = {}
 
     async def create() -> httpx.Response:
         nonlocal handle
         response = await client.post("/v1/games", json=body)
         data = response.json()
+        handle_data.update(data)
         handle = GameHandle(client, body, data["host_token"], data["player_tokens"], data["game"])
         return response
 
@@ -118,6 +143,11 @@ async def _measure(app: FastAPI, client: httpx.AsyncClient, players: int) -> dic
         200,
     )
     counts["setReportDecision"] = await _count(app, lambda: game.decide(1, "p1", "refuse"), 200)
+    advance = f"{game.url}/round-advances"
+    counts["advanceRound"] = await _count(
+        app, lambda: client.post(advance, headers=game.host()), 200
+    )
+    assert (await client.post(advance, headers=game.host())).status_code == 200  # its report
     counts["resolveReport"] = await _count(
         app, lambda: game.resolve(1, default_choice="support"), 201
     )
@@ -141,6 +171,35 @@ async def _measure(app: FastAPI, client: httpx.AsyncClient, players: int) -> dic
         ),
         200,
     )
+    counts["changePlayerFaith"] = await _count(
+        app,
+        lambda: client.post(
+            f"{game.url}/players/p2/faith-changes", json={"delta": 1}, headers=game.host()
+        ),
+        200,
+    )
+    for operation, path in (("undoChange", "undo"), ("redoChange", "redo")):
+        counts[operation] = await _count(
+            app, lambda path=path: client.post(f"{game.url}/{path}", headers=game.host()), 200
+        )
+    seat = f"{game.url}/seats/p2/token"
+    counts["issueSeatToken"] = await _count(
+        app, lambda: client.post(seat, headers=game.host()), 200
+    )
+    counts["revokeSeatToken"] = await _count(
+        app, lambda: client.delete(seat, headers=game.host()), 204
+    )
+    recovery = {"recovery_code": handle_data["recovery_code"]}
+    recovered: dict[str, str] = {}
+
+    async def recover() -> httpx.Response:
+        response = await client.post(f"{game.url}/recovery", json=recovery)
+        recovered.update(response.json())
+        return response
+
+    counts["recoverHostSeat"] = await _count(app, recover, 200)
+    new_host = {"Authorization": f"Bearer {recovered['host_token']}"}
+    counts["deleteGame"] = await _count(app, lambda: client.delete(game.url, headers=new_host), 204)
     return counts
 
 
@@ -158,7 +217,18 @@ async def test_statement_counts_are_pinned(app: FastAPI, client: httpx.AsyncClie
 
 
 @pytest.mark.parametrize(
-    "operation", ["getGame", "getGameNotModified", "resolveReport", "setFaith", "createGame"]
+    "operation",
+    [
+        "getGame",
+        "getGameNotModified",
+        "resolveReport",
+        "setFaith",
+        "createGame",
+        "undoChange",
+        "redoChange",
+        "issueSeatToken",
+        "deleteGame",
+    ],
 )
 async def test_statements_do_not_grow_with_players(
     app: FastAPI, client: httpx.AsyncClient, operation: str

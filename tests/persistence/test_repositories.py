@@ -131,9 +131,11 @@ def test_every_read_is_one_statement_whatever_the_players(
         assert len(selects) == 1 and selects[0].startswith("SELECT"), (read, statements)
 
 
-def test_idle_games_go_with_their_events_and_keys(
+def test_idle_games_go_with_their_events_and_their_keys_answers(
     migrated_database: Database, make_game: GameFactory
 ) -> None:
+    """Of a deleted game's idempotency keys only the hash stays, marked gone (404, no game,
+    no answer), until it expires: a retry with it must answer 404, not act again."""
     old, recent = make_game(), make_game()
     store(migrated_database, old)
     with migrated_database.transaction(write=True) as session:
@@ -154,8 +156,12 @@ def test_idle_games_go_with_their_events_and_keys(
         assert EventRepository(session).list_after(old.id, 0, 10) == []
         assert len(EventRepository(session).list_after(recent.id, 0, 10)) == 1
         keys = IdempotencyRepository(session)
-        assert keys.get(f"{old.id}-key") is None
-        assert keys.get(f"{recent.id}-key") is not None
+        gone = keys.get(f"{old.id}-key")
+        assert gone is not None
+        assert (gone.game_id, gone.state, gone.status_code) == (None, "completed", 404)
+        assert (gone.headers, gone.body) == (None, None)
+        kept = keys.get(f"{recent.id}-key")
+        assert kept is not None and kept.game_id == recent.id
 
 
 def test_events_are_listed_after_a_sequence_number_in_order(

@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from app.api.routers import calculations, games, live, reference, reports
+from app.api.routers import calculations, games, history, live, reference, reports, seats
 
 ROUTERS: list[APIRouter] = [
     reference.router,
@@ -10,4 +10,6 @@ ROUTERS: list[APIRouter] = [
     games.router,
     live.router,
     reports.router,
+    history.router,
+    seats.router,
 ]

@@ -1,4 +1,5 @@
-"""Stored games: create, read, faith, leaders, turn order, computations and the event log."""
+"""Stored games: create, read, delete, faith, leaders, turn order, rounds, computations and
+the event log."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ from app.api.schemas.games import (
     EventRead,
     FaithBatchRead,
     FaithBatchUpdate,
+    FaithChangeCreate,
+    FaithChangeRead,
     FaithUpdate,
     GameCreate,
     GameCreated,
@@ -139,6 +142,79 @@ def set_player_faith(
         ),
         change.version,
     )
+
+
+@router.delete(
+    "/{game_id}",
+    status_code=204,
+    operation_id="deleteGame",
+    response_class=Response,
+    responses={
+        204: {"description": "Deleted: the game, its events and its keys' answers are gone."},
+        **problem_responses(*READ_PROBLEMS, "forbidden", "version-mismatch"),
+    },
+)
+def delete_game(game_id: str, games: GameUseCases, token: Token, if_match: IfMatch) -> Response:
+    """The host deletes the game, with its events, the answers of its idempotency keys and
+    its limits, in one transaction. Whoever follows it live has the stream (or long-poll)
+    end; every call on it answers 404 afterwards, a retry with an Idempotency-Key it used
+    (its creation's included) too."""
+    games.delete_game(game_id, token, if_match)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/{game_id}/players/{player_id}/faith-changes",
+    operation_id="changePlayerFaith",
+    response_model=FaithChangeRead,
+    responses=problem_responses(
+        *CHANGE_PROBLEMS, "idempotency-key-reused", "idempotency-in-flight"
+    ),
+)
+def change_player_faith(
+    game_id: str,
+    player_id: str,
+    body: FaithChangeCreate,
+    games: GameUseCases,
+    token: Token,
+    if_match: IfMatch,
+    key: IdempotencyKey,
+) -> Response:
+    """R-FT-3: add Faith to a player (or remove it, with a negative `delta`), on the faith
+    it has when the change is stored: changes sent at once all count, none is lost.
+    Above 15 is lost (`faith_lost`); a removal stops at 0 (`applied` says what the track
+    took). Who may: as for setting faith. With an `Idempotency-Key` a retry replays the
+    first answer; with `If-Match`, 412 when the game moved on."""
+    fingerprint = request_fingerprint(
+        f"changePlayerFaith:{game_id}:{player_id}", body.model_dump_json()
+    )
+    answer = games.change_faith(game_id, player_id, body.delta, token, if_match, key, fingerprint)
+    return replayable(answer)
+
+
+@router.post(
+    "/{game_id}/round-advances",
+    operation_id="advanceRound",
+    response_model=GameRead,
+    responses=problem_responses(
+        *CHANGE_PROBLEMS,
+        "rounds-not-tracked",
+        "report-still-open",
+        "last-round",
+        "idempotency-key-reused",
+        "idempotency-in-flight",
+    ),
+)
+def advance_round(
+    game_id: str, games: GameUseCases, token: Token, if_match: IfMatch, key: IdempotencyKey
+) -> Response:
+    """R-RND-1..4: the host moves a game created with `track_rounds` on: round N's play
+    to its Vatican Report phase (N = 2, 4, 6) or to round N+1, a report phase to the next
+    round once its report is resolved. Answers the game; undoable like any change of
+    play. Send `If-Match` (or an `Idempotency-Key`) so that a retry does not advance
+    twice."""
+    fingerprint = request_fingerprint(f"advanceRound:{game_id}")
+    return replayable(games.advance_round(game_id, token, if_match, key, fingerprint))
 
 
 @router.put(

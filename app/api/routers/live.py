@@ -148,9 +148,10 @@ async def stream_game_events(
     every event after `Last-Event-ID` (or `after`) in order, each exactly once, then the
     new ones as they happen. See docs/api.md "Following a game live"."""
     start = _resume_point(after, last_event_id)
-    version = await games.current_version(game_id, token)
+    version, seat = await games.follower(game_id, token)
     settings: Settings = request.app.state.settings
-    subscription = live.subscribe(game_id, version)
+    # The hub ends the stream when that seat's token is replaced or revoked.
+    subscription = live.subscribe(game_id, version, seat)
     retry = f"retry: {settings.retry_after_seconds * 1000}\n\n".encode()
 
     async def frames() -> AsyncIterator[bytes]:

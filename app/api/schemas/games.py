@@ -1,11 +1,12 @@
-"""Stored games: creation, reads, faith, leaders, turn order, reports, events."""
+"""Stored games: creation, reads, faith, leaders, turn order, rounds, reports, undo and
+redo, events."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, RootModel, StringConstraints
+from pydantic import ConfigDict, Field, RootModel, StringConstraints, field_validator
 
 from app.api.schemas.base import (
     PeriodKey,
@@ -18,7 +19,7 @@ from app.api.schemas.base import (
 )
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
-from app.domain.game import NewPlayer
+from app.domain.game import MAX_FAITH_DELTA, NewPlayer
 from app.domain.leaders import LeaderId as Leader
 from app.domain.report import Choice, Outcome
 from app.services.games import NewGame
@@ -31,6 +32,17 @@ PlayerName = Annotated[
 ]
 # Faith as sent by a client: anything above 15 is stored as 15 and reported as lost.
 FaithIn = Annotated[int, Field(ge=0, le=1000)]
+RoundNumber = Annotated[int, Field(ge=1, le=6)]
+#: The changes of play, which an undo reverts and a redo applies again.
+PlayChange = Literal[
+    "faith_set",
+    "faith_changed",
+    "leaders_set",
+    "turn_order_set",
+    "decision_set",
+    "report_resolved",
+    "round_advanced",
+]
 
 
 class PlayerCreate(StrictModel):
@@ -67,6 +79,7 @@ class GameCreate(StrictModel):
             "tiles": {"1": "I-4", "2": "II-7", "3": "III-4"},
             "players_enter_faith": True,
         },
+        {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 7, "track_rounds": True},
     )
 
     players: list[PlayerCreate] = Field(min_length=2, max_length=5)
@@ -74,6 +87,11 @@ class GameCreate(StrictModel):
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     tiles: NamedTiles | None = None
     players_enter_faith: bool = False
+    track_rounds: bool = Field(
+        default=False,
+        description="Follow the six rounds: a report then resolves only in its round's "
+        "report phase, and the round cannot move past an open report (R-RND-1..4).",
+    )
 
     def to_domain(self) -> NewGame:
         return NewGame(
@@ -82,6 +100,7 @@ class GameCreate(StrictModel):
             seed=self.seed,
             tiles=None if self.tiles is None else self.tiles.by_period(),
             players_enter_faith=self.players_enter_faith,
+            track_rounds=self.track_rounds,
         )
 
 
@@ -105,6 +124,13 @@ class ReportSummary(ResponseModel):
     threshold: int
 
 
+class RoundRead(ResponseModel):
+    number: RoundNumber
+    phase: Literal["play", "report"] = Field(
+        description="`report` once the Vatican Report phase of round 2, 4 or 6 has begun."
+    )
+
+
 class GameRead(ResponseModel):
     id: str
     version: int
@@ -115,12 +141,20 @@ class GameRead(ResponseModel):
     turn_order: list[str]
     players: list[PlayerRead]
     reports: list[ReportSummary]
+    round: RoundRead | None = Field(
+        default=None, description="null when the game was created without `track_rounds`."
+    )
 
 
 class GameCreated(ResponseModel):
     game: GameRead
     host_token: str = Field(description="Shown once: the service stores only its hash.")
     player_tokens: dict[str, str] = Field(description="Shown once, by player id.")
+    recovery_code: str = Field(
+        description="Shown once, stored only as a hash: regains the host seat when the "
+        "host's device and what it stored are lost (`POST .../recovery`). Keep it apart "
+        "from the host token (on paper, in a password manager)."
+    )
 
 
 class FaithUpdate(StrictModel):
@@ -132,6 +166,33 @@ class FaithUpdate(StrictModel):
 class PlayerFaithRead(ResponseModel):
     player: PlayerRead
     faith_lost: int
+
+
+class FaithChangeCreate(StrictModel):
+    model_config = examples({"delta": 1}, {"delta": -2})
+
+    delta: int = Field(
+        ge=-MAX_FAITH_DELTA,
+        le=MAX_FAITH_DELTA,
+        description="Faith to add (negative: to remove), not 0. Above 15 is lost; a "
+        "removal stops at 0 (R-FT-3).",
+    )
+
+    @field_validator("delta")
+    @classmethod
+    def _not_zero(cls, delta: int) -> int:
+        if delta == 0:
+            raise ValueError("a faith change of 0 changes nothing")
+        return delta
+
+
+class FaithChangeRead(ResponseModel):
+    player: PlayerRead
+    faith_lost: int = Field(description="Faith above 15 that was not kept (R-FT-2).")
+    applied: int = Field(
+        description="The change the track took: `delta`, less what was lost above 15 or "
+        "floored at 0."
+    )
 
 
 class FaithBatchUpdate(StrictModel):
@@ -186,6 +247,27 @@ class ReportRead(ResponseModel):
     resolved_at: datetime | None = None
 
 
+class ChangeRefRead(ResponseModel):
+    """A logged change of play, by its seq (the version it produced) and type."""
+
+    seq: int
+    type: PlayChange
+
+
+class UndoRead(ResponseModel):
+    undone: ChangeRefRead = Field(description="The change this undo reverted.")
+    undo: ChangeRefRead | None = Field(description="What the next undo would revert.")
+    redo: ChangeRefRead | None = Field(description="What a redo would apply again.")
+    game: GameRead
+
+
+class RedoRead(ResponseModel):
+    redone: ChangeRefRead = Field(description="The change this redo applied again.")
+    undo: ChangeRefRead | None = Field(description="What the next undo would revert.")
+    redo: ChangeRefRead | None = Field(description="What the next redo would apply again.")
+    game: GameRead
+
+
 # ---- events: one shape per type, told apart by `type` ------------------------------
 
 
@@ -210,6 +292,9 @@ class GameCreatedData(EventPayload):
         examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}],
     )
     players_enter_faith: bool
+    track_rounds: bool = Field(
+        default=False, description="false also for games logged before rounds were tracked."
+    )
 
 
 class FaithChange(EventPayload):
@@ -221,6 +306,14 @@ class FaithChange(EventPayload):
 
 class FaithSetData(EventPayload):
     changes: list[FaithChange]
+
+
+class FaithChangedData(EventPayload):
+    player_id: str
+    delta: int = Field(description="The change asked for.")
+    from_: int = Field(alias="from")
+    to: int = Field(description="The faith kept: 0..15 (R-FT-3).")
+    lost: int = Field(description="Faith above 15 that was not kept (R-FT-2).")
 
 
 class LeadersSetData(EventPayload):
@@ -246,6 +339,36 @@ class ReportResolvedData(EventPayload):
     outcomes: list[Outcome]
 
 
+class RoundAdvancedData(EventPayload):
+    from_: RoundRead = Field(alias="from")
+    to: RoundRead
+
+
+class ChangeRevertedData(EventPayload):
+    """What an undo or a redo leaves, as the documents show it: put these in place."""
+
+    seq: int = Field(description="The seq of the change undone (or redone).")
+    type: PlayChange = Field(description="Its type.")
+    players: list[PlayerRead] = Field(description="Every player, as the Player document.")
+    turn_order: list[str]
+    report: ReportRead | None = Field(
+        description="The report the change touched (a decision, a resolution), as the "
+        "Report document; null for any other change."
+    )
+    round: RoundRead | None = Field(description="null when the game does not track rounds.")
+
+
+class SeatTokenChangedData(EventPayload):
+    """Who holds a seat changed; the token itself is never logged."""
+
+    seat: str = Field(description="`host`, or the player's id.")
+    change: Literal["reissued", "revoked", "recovered"] = Field(
+        description="`reissued`: the seat has a new token (the host seat moved to another "
+        "device, a player's phone replaced); `revoked`: the seat has none; `recovered`: the "
+        "host seat was regained with the recovery code. The seat's old token is refused."
+    )
+
+
 class _Event(ResponseModel):
     seq: int = Field(description="The game version this change produced: 1, 2, 3, ...")
     at: datetime
@@ -259,6 +382,11 @@ class GameCreatedEvent(_Event):
 class FaithSetEvent(_Event):
     type: Literal["faith_set"]
     data: FaithSetData
+
+
+class FaithChangedEvent(_Event):
+    type: Literal["faith_changed"]
+    data: FaithChangedData
 
 
 class LeadersSetEvent(_Event):
@@ -281,15 +409,40 @@ class ReportResolvedEvent(_Event):
     data: ReportResolvedData
 
 
+class RoundAdvancedEvent(_Event):
+    type: Literal["round_advanced"]
+    data: RoundAdvancedData
+
+
+class ChangeUndoneEvent(_Event):
+    type: Literal["change_undone"]
+    data: ChangeRevertedData
+
+
+class ChangeRedoneEvent(_Event):
+    type: Literal["change_redone"]
+    data: ChangeRevertedData
+
+
+class SeatTokenChangedEvent(_Event):
+    type: Literal["seat_token_changed"]
+    data: SeatTokenChangedData
+
+
 class EventRead(
     RootModel[
         Annotated[
             GameCreatedEvent
             | FaithSetEvent
+            | FaithChangedEvent
             | LeadersSetEvent
             | TurnOrderSetEvent
             | DecisionSetEvent
-            | ReportResolvedEvent,
+            | ReportResolvedEvent
+            | RoundAdvancedEvent
+            | ChangeUndoneEvent
+            | ChangeRedoneEvent
+            | SeatTokenChangedEvent,
             Field(discriminator="type"),
         ]
     ]

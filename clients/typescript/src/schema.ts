@@ -242,7 +242,14 @@ export interface paths {
         get: operations["getGame"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Game
+         * @description The host deletes the game, with its events, the answers of its idempotency keys and
+         *     its limits, in one transaction. Whoever follows it live has the stream (or long-poll)
+         *     end; every call on it answers 404 afterwards, a retry with an Idempotency-Key it used
+         *     (its creation's included) too.
+         */
+        delete: operations["deleteGame"];
         options?: never;
         head?: never;
         patch?: never;
@@ -353,6 +360,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/players/{player_id}/faith-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change Player Faith
+         * @description R-FT-3: add Faith to a player (or remove it, with a negative `delta`), on the faith
+         *     it has when the change is stored: changes sent at once all count, none is lost.
+         *     Above 15 is lost (`faith_lost`); a removal stops at 0 (`applied` says what the track
+         *     took). Who may: as for setting faith. With an `Idempotency-Key` a retry replays the
+         *     first answer; with `If-Match`, 412 when the game moved on.
+         */
+        post: operations["changePlayerFaith"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/players/{player_id}/gain-adjustments": {
         parameters: {
             query?: never;
@@ -388,6 +419,51 @@ export interface paths {
          */
         put: operations["setPlayerLeaders"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover Host Seat
+         * @description The host regains its seat with the game's recovery code (shown once, at creation),
+         *     when the host's device and what it stored are lost: a new host token and a new
+         *     recovery code, the old code spent and the old host token refused. No token needed.
+         *     Send an `Idempotency-Key`: a retry with it and the same code replays the answer,
+         *     which is otherwise lost with the seat.
+         */
+        post: operations["recoverHostSeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redo Change
+         * @description R-UNDO-2: the host applies the most recently undone change again (a
+         *     `change_redone` event), while no change of play came since it was undone.
+         */
+        post: operations["redoChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -460,6 +536,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/round-advances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance Round
+         * @description R-RND-1..4: the host moves a game created with `track_rounds` on: round N's play
+         *     to its Vatican Report phase (N = 2, 4, 6) or to round N+1, a report phase to the next
+         *     round once its report is resolved. Answers the game; undoable like any change of
+         *     play. Send `If-Match` (or an `Idempotency-Key`) so that a retry does not advance
+         *     twice.
+         */
+        post: operations["advanceRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/seats/{seat}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue Seat Token
+         * @description The host gives a seat a new token, refusing its old one from now on: `host` moves
+         *     the host seat to another device, a player's id hands that player's seat to a new
+         *     phone. Open streams on the old token end. Logs `seat_token_changed` (never the token).
+         *     With an `Idempotency-Key`, a retry with the same token replays the first answer (even
+         *     when that token is the one this call replaced).
+         */
+        post: operations["issueSeatToken"];
+        /**
+         * Revoke Seat Token
+         * @description The host revokes a player's token (a phone lent out, lost or taken back): it is
+         *     refused from now on, its open streams and long-polls end, and the seat has no token
+         *     until the host issues it a new one (the host acts for that player meanwhile). The host
+         *     seat cannot be revoked: issue it a new token. Logs `seat_token_changed`; revoking a
+         *     seat that has no token logs nothing.
+         */
+        delete: operations["revokeSeatToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/turn-order": {
         parameters: {
             query?: never;
@@ -474,6 +606,30 @@ export interface paths {
          */
         put: operations["setTurnOrder"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo Change
+         * @description R-UNDO-1, R-UNDO-3: the host undoes the last change of play still in effect (a
+         *     Faith change, leaders, the turn order, a decision, a resolution, the round), logging a
+         *     `change_undone` event with what it leaves; each call goes one change further back.
+         *     With `If-Match` a repeated call cannot undo twice; with an `Idempotency-Key` a retry
+         *     replays the first answer.
+         */
+        post: operations["undoChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -633,6 +789,85 @@ export interface components {
              */
             wood?: number;
         };
+        /** ChangeRedoneEvent */
+        ChangeRedoneEvent: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            data: components["schemas"]["ChangeRevertedData"];
+            /**
+             * Seq
+             * @description The game version this change produced: 1, 2, 3, ...
+             */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "change_redone";
+        };
+        /**
+         * ChangeRefRead
+         * @description A logged change of play, by its seq (the version it produced) and type.
+         */
+        ChangeRefRead: {
+            /** Seq */
+            seq: number;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "faith_set" | "faith_changed" | "leaders_set" | "turn_order_set" | "decision_set" | "report_resolved" | "round_advanced";
+        };
+        /**
+         * ChangeRevertedData
+         * @description What an undo or a redo leaves, as the documents show it: put these in place.
+         */
+        ChangeRevertedData: {
+            /**
+             * Players
+             * @description Every player, as the Player document.
+             */
+            players: components["schemas"]["PlayerRead"][];
+            /** @description The report the change touched (a decision, a resolution), as the Report document; null for any other change. */
+            report: components["schemas"]["ReportRead"] | null;
+            /** @description null when the game does not track rounds. */
+            round: components["schemas"]["RoundRead"] | null;
+            /**
+             * Seq
+             * @description The seq of the change undone (or redone).
+             */
+            seq: number;
+            /** Turn Order */
+            turn_order: string[];
+            /**
+             * Type
+             * @description Its type.
+             * @enum {string}
+             */
+            type: "faith_set" | "faith_changed" | "leaders_set" | "turn_order_set" | "decision_set" | "report_resolved" | "round_advanced";
+        };
+        /** ChangeUndoneEvent */
+        ChangeUndoneEvent: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            data: components["schemas"]["ChangeRevertedData"];
+            /**
+             * Seq
+             * @description The game version this change produced: 1, 2, 3, ...
+             */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "change_undone";
+        };
         /**
          * ColouredMemberChangeEffect
          * @description Each coloured Family Member is worth `amount` more when placed.
@@ -735,7 +970,7 @@ export interface components {
          * EventRead
          * @description One change to a game; `type` says which, and the shape of its `data`.
          */
-        EventRead: components["schemas"]["GameCreatedEvent"] | components["schemas"]["FaithSetEvent"] | components["schemas"]["LeadersSetEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["DecisionSetEvent"] | components["schemas"]["ReportResolvedEvent"];
+        EventRead: components["schemas"]["GameCreatedEvent"] | components["schemas"]["FaithSetEvent"] | components["schemas"]["FaithChangedEvent"] | components["schemas"]["LeadersSetEvent"] | components["schemas"]["TurnOrderSetEvent"] | components["schemas"]["DecisionSetEvent"] | components["schemas"]["ReportResolvedEvent"] | components["schemas"]["RoundAdvancedEvent"] | components["schemas"]["ChangeUndoneEvent"] | components["schemas"]["ChangeRedoneEvent"] | components["schemas"]["SeatTokenChangedEvent"];
         /** ExcommunicationRead */
         ExcommunicationRead: {
             /**
@@ -783,6 +1018,77 @@ export interface components {
             player_id: string;
             /** To */
             to: number;
+        };
+        /**
+         * FaithChangeCreate
+         * @example {
+         *       "delta": 1
+         *     }
+         * @example {
+         *       "delta": -2
+         *     }
+         */
+        FaithChangeCreate: {
+            /**
+             * Delta
+             * @description Faith to add (negative: to remove), not 0. Above 15 is lost; a removal stops at 0 (R-FT-3).
+             */
+            delta: number;
+        };
+        /** FaithChangeRead */
+        FaithChangeRead: {
+            /**
+             * Applied
+             * @description The change the track took: `delta`, less what was lost above 15 or floored at 0.
+             */
+            applied: number;
+            /**
+             * Faith Lost
+             * @description Faith above 15 that was not kept (R-FT-2).
+             */
+            faith_lost: number;
+            player: components["schemas"]["PlayerRead"];
+        };
+        /** FaithChangedData */
+        FaithChangedData: {
+            /**
+             * Delta
+             * @description The change asked for.
+             */
+            delta: number;
+            /** From */
+            from: number;
+            /**
+             * Lost
+             * @description Faith above 15 that was not kept (R-FT-2).
+             */
+            lost: number;
+            /** Player Id */
+            player_id: string;
+            /**
+             * To
+             * @description The faith kept: 0..15 (R-FT-3).
+             */
+            to: number;
+        };
+        /** FaithChangedEvent */
+        FaithChangedEvent: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            data: components["schemas"]["FaithChangedData"];
+            /**
+             * Seq
+             * @description The game version this change produced: 1, 2, 3, ...
+             */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "faith_changed";
         };
         /** FaithSetData */
         FaithSetData: {
@@ -1088,6 +1394,18 @@ export interface components {
          *         "3": "III-4"
          *       }
          *     }
+         * @example {
+         *       "players": [
+         *         {
+         *           "name": "Anna"
+         *         },
+         *         {
+         *           "name": "Bruno"
+         *         }
+         *       ],
+         *       "seed": 7,
+         *       "track_rounds": true
+         *     }
          */
         GameCreate: {
             /** Expansions */
@@ -1102,6 +1420,11 @@ export interface components {
             /** Seed */
             seed?: number | null;
             tiles?: components["schemas"]["NamedTiles"] | null;
+            /**
+             * Track Rounds
+             * @description Follow the six rounds: a report then resolves only in its round's report phase, and the round cannot move past an open report (R-RND-1..4). Default: `false`.
+             */
+            track_rounds?: boolean;
         };
         /** GameCreated */
         GameCreated: {
@@ -1118,6 +1441,11 @@ export interface components {
             player_tokens: {
                 [key: string]: string;
             };
+            /**
+             * Recovery Code
+             * @description Shown once, stored only as a hash: regains the host seat when the host's device and what it stored are lost (`POST .../recovery`). Keep it apart from the host token (on paper, in a password manager).
+             */
+            recovery_code: string;
         };
         /** GameCreatedData */
         GameCreatedData: {
@@ -1144,6 +1472,12 @@ export interface components {
             tiles: {
                 [key: string]: string;
             };
+            /**
+             * Track Rounds
+             * @description false also for games logged before rounds were tracked.
+             * @default false
+             */
+            track_rounds: boolean;
         };
         /** GameCreatedEvent */
         GameCreatedEvent: {
@@ -1215,6 +1549,8 @@ export interface components {
             players_enter_faith: boolean;
             /** Reports */
             reports: components["schemas"]["ReportSummary"][];
+            /** @description null when the game was created without `track_rounds`. */
+            round: components["schemas"]["RoundRead"] | null;
             /** Seed */
             seed: number | null;
             /** Tiles */
@@ -1540,7 +1876,7 @@ export interface components {
              * @description `/problems/<slug>`: the slug names the problem; `/problems` lists them.
              * @enum {string}
              */
-            type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/seat-event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
+            type: "/problems/validation-error" | "/problems/unknown-expansion" | "/problems/not-found" | "/problems/decisions-pending" | "/problems/not-eligible" | "/problems/report-resolved" | "/problems/report-out-of-order" | "/problems/not-in-report-phase" | "/problems/report-still-open" | "/problems/last-round" | "/problems/rounds-not-tracked" | "/problems/nothing-to-undo" | "/problems/nothing-to-redo" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/version-mismatch" | "/problems/idempotency-key-reused" | "/problems/idempotency-in-flight" | "/problems/event-limit-reached" | "/problems/seat-event-limit-reached" | "/problems/too-many-requests" | "/problems/too-many-streams" | "/problems/bad-request" | "/problems/method-not-allowed" | "/problems/cors-refused" | "/problems/not-acceptable" | "/problems/request-timeout" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/request-header-fields-too-large" | "/problems/service-unavailable" | "/problems/internal-error";
         } & {
             [key: string]: unknown;
         }) & (unknown & unknown & unknown);
@@ -1566,6 +1902,39 @@ export interface components {
              * @example ready
              */
             status: string;
+        };
+        /**
+         * RecoveryCreate
+         * @example {
+         *       "recovery_code": "KQ4M-7ZRT-B2XW-5HDC-N5PV-3LJE-YF7A-6GSU"
+         *     }
+         */
+        RecoveryCreate: {
+            /** Recovery Code */
+            recovery_code: string;
+        };
+        /** RecoveryRead */
+        RecoveryRead: {
+            /**
+             * Host Token
+             * @description Shown once: the host seat's new token.
+             */
+            host_token: string;
+            /**
+             * Recovery Code
+             * @description Shown once: the game's new recovery code; the one just used is spent.
+             */
+            recovery_code: string;
+        };
+        /** RedoRead */
+        RedoRead: {
+            game: components["schemas"]["GameRead"];
+            /** @description What the next redo would apply again. */
+            redo: components["schemas"]["ChangeRefRead"] | null;
+            /** @description The change this redo applied again. */
+            redone: components["schemas"]["ChangeRefRead"];
+            /** @description What the next undo would revert. */
+            undo: components["schemas"]["ChangeRefRead"] | null;
         };
         /**
          * ReportPlayerIn
@@ -1727,6 +2096,41 @@ export interface components {
              */
             wood?: number;
         };
+        /** RoundAdvancedData */
+        RoundAdvancedData: {
+            from: components["schemas"]["RoundRead"];
+            to: components["schemas"]["RoundRead"];
+        };
+        /** RoundAdvancedEvent */
+        RoundAdvancedEvent: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            data: components["schemas"]["RoundAdvancedData"];
+            /**
+             * Seq
+             * @description The game version this change produced: 1, 2, 3, ...
+             */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_advanced";
+        };
+        /** RoundRead */
+        RoundRead: {
+            /** Number */
+            number: number;
+            /**
+             * Phase
+             * @description `report` once the Vatican Report phase of round 2, 4 or 6 has begun.
+             * @enum {string}
+             */
+            phase: "play" | "report";
+        };
         /** ScorePartRead */
         ScorePartRead: {
             /** By */
@@ -1824,6 +2228,55 @@ export interface components {
              * @description Default: `0`.
              */
             victory_points?: number;
+        };
+        /**
+         * SeatTokenChangedData
+         * @description Who holds a seat changed; the token itself is never logged.
+         */
+        SeatTokenChangedData: {
+            /**
+             * Change
+             * @description `reissued`: the seat has a new token (the host seat moved to another device, a player's phone replaced); `revoked`: the seat has none; `recovered`: the host seat was regained with the recovery code. The seat's old token is refused.
+             * @enum {string}
+             */
+            change: "reissued" | "revoked" | "recovered";
+            /**
+             * Seat
+             * @description `host`, or the player's id.
+             */
+            seat: string;
+        };
+        /** SeatTokenChangedEvent */
+        SeatTokenChangedEvent: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            data: components["schemas"]["SeatTokenChangedData"];
+            /**
+             * Seq
+             * @description The game version this change produced: 1, 2, 3, ...
+             */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_token_changed";
+        };
+        /** SeatTokenRead */
+        SeatTokenRead: {
+            /**
+             * Seat
+             * @description `host`, or the player's id.
+             */
+            seat: string;
+            /**
+             * Token
+             * @description Shown once: the service stores only its hash. The seat's old token is refused from now on.
+             */
+            token: string;
         };
         /**
          * ServantRateEffect
@@ -1961,6 +2414,16 @@ export interface components {
             /** Turn Order */
             turn_order: string[];
         };
+        /** UndoRead */
+        UndoRead: {
+            game: components["schemas"]["GameRead"];
+            /** @description What a redo would apply again. */
+            redo: components["schemas"]["ChangeRefRead"] | null;
+            /** @description What the next undo would revert. */
+            undo: components["schemas"]["ChangeRefRead"] | null;
+            /** @description The change this undo reverted. */
+            undone: components["schemas"]["ChangeRefRead"];
+        };
         /** @description What a `validation-error` problem carries besides any Problem's members. */
         ValidationErrorProblemMembers: {
             /**
@@ -2093,7 +2556,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description `no-store` on every answer that carries a token: no cache keeps it. */
+        /** @description `no-store` on every answer that carries a token or a recovery code: no cache, proxy or browser may keep it. */
         "Cache-Control": "no-store";
         /** @description The game's version, as a strong tag (`"3"`): send it back as `If-Match` to change the game, or as `If-None-Match` to poll. */
         ETag: string;
@@ -3241,6 +3704,7 @@ export interface operations {
                      *             "threshold": 5
                      *           }
                      *         ],
+                     *         "round": null,
                      *         "seed": 42,
                      *         "tiles": {
                      *           "1": {
@@ -3308,7 +3772,8 @@ export interface operations {
                      *         "p1": "tok_p1_example_shown_once_keep_it_secret",
                      *         "p2": "tok_p2_example_shown_once_keep_it_secret",
                      *         "p3": "tok_p3_example_shown_once_keep_it_secret"
-                     *       }
+                     *       },
+                     *       "recovery_code": "SHOW-NONC-EKEE-PITA-PART-FROM-HOST-TOKA"
                      *     }
                      */
                     "application/json": components["schemas"]["GameCreated"];
@@ -3464,6 +3929,7 @@ export interface operations {
                      *           "threshold": 5
                      *         }
                      *       ],
+                     *       "round": null,
                      *       "seed": 42,
                      *       "tiles": {
                      *         "1": {
@@ -3602,6 +4068,111 @@ export interface operations {
             };
         };
     };
+    deleteGame: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted: the game, its events and its keys' answers are gone. */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listGameEvents: {
         parameters: {
             query?: {
@@ -3665,7 +4236,8 @@ export interface operations {
                      *               "1": "I-6",
                      *               "2": "II-3",
                      *               "3": "III-7"
-                     *             }
+                     *             },
+                     *             "track_rounds": false
                      *           },
                      *           "seq": 1,
                      *           "type": "game_created"
@@ -3805,9 +4377,151 @@ export interface operations {
                      *           },
                      *           "seq": 6,
                      *           "type": "report_resolved"
+                     *         },
+                     *         {
+                     *           "at": "2026-03-01T20:15:00Z",
+                     *           "data": {
+                     *             "delta": 1,
+                     *             "from": 7,
+                     *             "lost": 0,
+                     *             "player_id": "p2",
+                     *             "to": 8
+                     *           },
+                     *           "seq": 7,
+                     *           "type": "faith_changed"
+                     *         },
+                     *         {
+                     *           "at": "2026-03-01T20:15:00Z",
+                     *           "data": {
+                     *             "players": [
+                     *               {
+                     *                 "excommunications": [],
+                     *                 "faith": 0,
+                     *                 "id": "p1",
+                     *                 "leaders": [
+                     *                   "sisto_iv"
+                     *                 ],
+                     *                 "name": "Anna",
+                     *                 "report_victory_points": 9
+                     *               },
+                     *               {
+                     *                 "excommunications": [
+                     *                   {
+                     *                     "period": 1,
+                     *                     "tile_id": "I-6"
+                     *                   }
+                     *                 ],
+                     *                 "faith": 7,
+                     *                 "id": "p2",
+                     *                 "leaders": [],
+                     *                 "name": "Bruno",
+                     *                 "report_victory_points": 0
+                     *               },
+                     *               {
+                     *                 "excommunications": [
+                     *                   {
+                     *                     "period": 1,
+                     *                     "tile_id": "I-6"
+                     *                   }
+                     *                 ],
+                     *                 "faith": 0,
+                     *                 "id": "p3",
+                     *                 "leaders": [
+                     *                   "santa_rita"
+                     *                 ],
+                     *                 "name": "Carla",
+                     *                 "report_victory_points": 0
+                     *               }
+                     *             ],
+                     *             "report": null,
+                     *             "round": null,
+                     *             "seq": 7,
+                     *             "turn_order": [
+                     *               "p2",
+                     *               "p1",
+                     *               "p3"
+                     *             ],
+                     *             "type": "faith_changed"
+                     *           },
+                     *           "seq": 8,
+                     *           "type": "change_undone"
+                     *         },
+                     *         {
+                     *           "at": "2026-03-01T20:15:00Z",
+                     *           "data": {
+                     *             "players": [
+                     *               {
+                     *                 "excommunications": [],
+                     *                 "faith": 0,
+                     *                 "id": "p1",
+                     *                 "leaders": [
+                     *                   "sisto_iv"
+                     *                 ],
+                     *                 "name": "Anna",
+                     *                 "report_victory_points": 9
+                     *               },
+                     *               {
+                     *                 "excommunications": [
+                     *                   {
+                     *                     "period": 1,
+                     *                     "tile_id": "I-6"
+                     *                   }
+                     *                 ],
+                     *                 "faith": 8,
+                     *                 "id": "p2",
+                     *                 "leaders": [],
+                     *                 "name": "Bruno",
+                     *                 "report_victory_points": 0
+                     *               },
+                     *               {
+                     *                 "excommunications": [
+                     *                   {
+                     *                     "period": 1,
+                     *                     "tile_id": "I-6"
+                     *                   }
+                     *                 ],
+                     *                 "faith": 0,
+                     *                 "id": "p3",
+                     *                 "leaders": [
+                     *                   "santa_rita"
+                     *                 ],
+                     *                 "name": "Carla",
+                     *                 "report_victory_points": 0
+                     *               }
+                     *             ],
+                     *             "report": null,
+                     *             "round": null,
+                     *             "seq": 7,
+                     *             "turn_order": [
+                     *               "p2",
+                     *               "p1",
+                     *               "p3"
+                     *             ],
+                     *             "type": "faith_changed"
+                     *           },
+                     *           "seq": 9,
+                     *           "type": "change_redone"
+                     *         },
+                     *         {
+                     *           "at": "2026-03-01T20:15:00Z",
+                     *           "data": {
+                     *             "change": "reissued",
+                     *             "seat": "p2"
+                     *           },
+                     *           "seq": 10,
+                     *           "type": "seat_token_changed"
+                     *         },
+                     *         {
+                     *           "at": "2026-03-01T20:15:00Z",
+                     *           "data": {
+                     *             "change": "recovered",
+                     *             "seat": "host"
+                     *           },
+                     *           "seq": 11,
+                     *           "type": "seat_token_changed"
                      *         }
                      *       ],
-                     *       "last_seq": 6
+                     *       "last_seq": 11
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];
@@ -4566,6 +5280,172 @@ export interface operations {
             };
         };
     };
+    changePlayerFaith: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FaithChangeCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": 1,
+                     *       "faith_lost": 0,
+                     *       "player": {
+                     *         "excommunications": [
+                     *           {
+                     *             "period": 1,
+                     *             "tile_id": "I-6"
+                     *           }
+                     *         ],
+                     *         "faith": 8,
+                     *         "id": "p2",
+                     *         "leaders": [],
+                     *         "name": "Bruno",
+                     *         "report_victory_points": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FaithChangeRead"];
+                };
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `idempotency-in-flight` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error`, `idempotency-key-reused` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     calculatePlayerGains: {
         parameters: {
             query?: never;
@@ -4839,6 +5719,418 @@ export interface operations {
                 };
             };
             /** @description Problem: `validation-error` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recoverHostSeat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoveryCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "host_token": "tok_host_recovered_example_shown_once_keep_it_secret",
+                     *       "recovery_code": "SHOW-NONC-EKEE-PITA-PART-FROM-HOST-TOKB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryRead"];
+                };
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `idempotency-in-flight` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error`, `idempotency-key-reused` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redoChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "game": {
+                     *         "expansions": [
+                     *           "base"
+                     *         ],
+                     *         "id": "0f4e1c2a9b8d4e6fa1b2c3d4e5f60718",
+                     *         "players": [
+                     *           {
+                     *             "excommunications": [],
+                     *             "faith": 0,
+                     *             "id": "p1",
+                     *             "leaders": [
+                     *               "sisto_iv"
+                     *             ],
+                     *             "name": "Anna",
+                     *             "report_victory_points": 9
+                     *           },
+                     *           {
+                     *             "excommunications": [
+                     *               {
+                     *                 "period": 1,
+                     *                 "tile_id": "I-6"
+                     *               }
+                     *             ],
+                     *             "faith": 8,
+                     *             "id": "p2",
+                     *             "leaders": [],
+                     *             "name": "Bruno",
+                     *             "report_victory_points": 0
+                     *           },
+                     *           {
+                     *             "excommunications": [
+                     *               {
+                     *                 "period": 1,
+                     *                 "tile_id": "I-6"
+                     *               }
+                     *             ],
+                     *             "faith": 0,
+                     *             "id": "p3",
+                     *             "leaders": [
+                     *               "santa_rita"
+                     *             ],
+                     *             "name": "Carla",
+                     *             "report_victory_points": 0
+                     *           }
+                     *         ],
+                     *         "players_enter_faith": false,
+                     *         "reports": [
+                     *           {
+                     *             "period": 1,
+                     *             "status": "resolved",
+                     *             "threshold": 3
+                     *           },
+                     *           {
+                     *             "period": 2,
+                     *             "status": "open",
+                     *             "threshold": 4
+                     *           },
+                     *           {
+                     *             "period": 3,
+                     *             "status": "open",
+                     *             "threshold": 5
+                     *           }
+                     *         ],
+                     *         "round": null,
+                     *         "seed": 42,
+                     *         "tiles": {
+                     *           "1": {
+                     *             "effect": {
+                     *               "actions": [
+                     *                 "production"
+                     *               ],
+                     *               "amount": -3,
+                     *               "kind": "action_value_change"
+                     *             },
+                     *             "expansion": "base",
+                     *             "id": "I-6",
+                     *             "period": 1,
+                     *             "text": {
+                     *               "en": "Every Production you perform is worth 3 less (6 less on the large space).",
+                     *               "it": "Ogni Produzione che attivi vale 3 in meno (6 in meno nello spazio grande)."
+                     *             }
+                     *           },
+                     *           "2": {
+                     *             "effect": {
+                     *               "actions": [
+                     *                 "character"
+                     *               ],
+                     *               "amount": -4,
+                     *               "kind": "action_value_change"
+                     *             },
+                     *             "expansion": "base",
+                     *             "id": "II-3",
+                     *             "period": 2,
+                     *             "text": {
+                     *               "en": "Every action to take a Character card is worth 4 less.",
+                     *               "it": "Ogni azione per prendere una carta Personaggio vale 4 in meno."
+                     *             }
+                     *           },
+                     *           "3": {
+                     *             "effect": {
+                     *               "amount": 1,
+                     *               "counts": [
+                     *                 "resources.wood",
+                     *                 "resources.stone",
+                     *                 "resources.coins",
+                     *                 "resources.servants"
+                     *               ],
+                     *               "kind": "vp_loss_per_count",
+                     *               "per": 1
+                     *             },
+                     *             "expansion": "base",
+                     *             "id": "III-7",
+                     *             "period": 3,
+                     *             "text": {
+                     *               "en": "At the end of the game lose 1 Victory Point for every wood, stone, coin and servant left on your Personal Board.",
+                     *               "it": "A fine partita perdi 1 Punto Vittoria per ogni legno, pietra, moneta e servitore rimasti sulla tua Plancia Personale."
+                     *             }
+                     *           }
+                     *         },
+                     *         "turn_order": [
+                     *           "p2",
+                     *           "p1",
+                     *           "p3"
+                     *         ],
+                     *         "version": 9
+                     *       },
+                     *       "redo": null,
+                     *       "redone": {
+                     *         "seq": 7,
+                     *         "type": "faith_changed"
+                     *       },
+                     *       "undo": {
+                     *         "seq": 7,
+                     *         "type": "faith_changed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedoRead"];
+                };
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `nothing-to-redo`, `idempotency-in-flight` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error`, `idempotency-key-reused` */
             422: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5412,6 +6704,540 @@ export interface operations {
             };
         };
     };
+    advanceRound: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "expansions": [
+                     *         "base"
+                     *       ],
+                     *       "id": "7a3c9e1b5d2f4a6c8e0b1d3f5a7c9e2b",
+                     *       "players": [
+                     *         {
+                     *           "excommunications": [],
+                     *           "faith": 0,
+                     *           "id": "p1",
+                     *           "leaders": [],
+                     *           "name": "Anna",
+                     *           "report_victory_points": 0
+                     *         },
+                     *         {
+                     *           "excommunications": [],
+                     *           "faith": 0,
+                     *           "id": "p2",
+                     *           "leaders": [],
+                     *           "name": "Bruno",
+                     *           "report_victory_points": 0
+                     *         }
+                     *       ],
+                     *       "players_enter_faith": false,
+                     *       "reports": [
+                     *         {
+                     *           "period": 1,
+                     *           "status": "open",
+                     *           "threshold": 3
+                     *         },
+                     *         {
+                     *           "period": 2,
+                     *           "status": "open",
+                     *           "threshold": 4
+                     *         },
+                     *         {
+                     *           "period": 3,
+                     *           "status": "open",
+                     *           "threshold": 5
+                     *         }
+                     *       ],
+                     *       "round": {
+                     *         "number": 2,
+                     *         "phase": "play"
+                     *       },
+                     *       "seed": 7,
+                     *       "tiles": {
+                     *         "1": {
+                     *           "effect": {
+                     *             "amount": 1,
+                     *             "choose_one": false,
+                     *             "kind": "gain_reduction",
+                     *             "resources": [
+                     *               "coins"
+                     *             ]
+                     *           },
+                     *           "expansion": "base",
+                     *           "id": "I-2",
+                     *           "period": 1,
+                     *           "text": {
+                     *             "en": "Each time you receive coins, you receive 1 fewer.",
+                     *             "it": "Ogni volta che ricevi monete, ne ricevi 1 in meno."
+                     *           }
+                     *         },
+                     *         "2": {
+                     *           "effect": {
+                     *             "actions": [
+                     *               "character"
+                     *             ],
+                     *             "amount": -4,
+                     *             "kind": "action_value_change"
+                     *           },
+                     *           "expansion": "base",
+                     *           "id": "II-3",
+                     *           "period": 2,
+                     *           "text": {
+                     *             "en": "Every action to take a Character card is worth 4 less.",
+                     *             "it": "Ogni azione per prendere una carta Personaggio vale 4 in meno."
+                     *           }
+                     *         },
+                     *         "3": {
+                     *           "effect": {
+                     *             "card_type": "characters",
+                     *             "kind": "no_end_scoring"
+                     *           },
+                     *           "expansion": "base",
+                     *           "id": "III-1",
+                     *           "period": 3,
+                     *           "text": {
+                     *             "en": "At the end of the game your Character cards score no Victory Points.",
+                     *             "it": "A fine partita le tue carte Personaggio non danno Punti Vittoria."
+                     *           }
+                     *         }
+                     *       },
+                     *       "turn_order": [
+                     *         "p1",
+                     *         "p2"
+                     *       ],
+                     *       "version": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GameRead"];
+                };
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `rounds-not-tracked`, `report-still-open`, `last-round`, `idempotency-in-flight` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error`, `idempotency-key-reused` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    issueSeatToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description `host`, or a player's id (`p1`, `p2`...). */
+                seat: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "seat": "p2",
+                     *       "token": "tok_p2_new_example_shown_once_keep_it_secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SeatTokenRead"];
+                };
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `idempotency-in-flight` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error`, `idempotency-key-reused` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeSeatToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description `host`, or a player's id (`p1`, `p2`...). */
+                seat: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked: the seat has no token (it had none already: nothing logged, the version unchanged). */
+            204: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     setTurnOrder: {
         parameters: {
             query?: never;
@@ -5492,6 +7318,7 @@ export interface operations {
                      *           "threshold": 5
                      *         }
                      *       ],
+                     *       "round": null,
                      *       "seed": 42,
                      *       "tiles": {
                      *         "1": {
@@ -5639,6 +7466,290 @@ export interface operations {
                 };
             };
             /** @description Problem: `validation-error` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too-many-requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `service-unavailable` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    undoChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version you last read, as its ETag (`"3"`); 412 when the game is at another. A list passes when any of its tags is current. */
+                "If-Match"?: string | null;
+                /** @description A random key per operation, as hard to guess as a token: a version-4 UUID, or 22 to 255 base64url characters, with at least 6 distinct characters (docs/api.md, Idempotency). A retry with the same key and body replays the first answer. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "game": {
+                     *         "expansions": [
+                     *           "base"
+                     *         ],
+                     *         "id": "0f4e1c2a9b8d4e6fa1b2c3d4e5f60718",
+                     *         "players": [
+                     *           {
+                     *             "excommunications": [],
+                     *             "faith": 0,
+                     *             "id": "p1",
+                     *             "leaders": [
+                     *               "sisto_iv"
+                     *             ],
+                     *             "name": "Anna",
+                     *             "report_victory_points": 9
+                     *           },
+                     *           {
+                     *             "excommunications": [
+                     *               {
+                     *                 "period": 1,
+                     *                 "tile_id": "I-6"
+                     *               }
+                     *             ],
+                     *             "faith": 7,
+                     *             "id": "p2",
+                     *             "leaders": [],
+                     *             "name": "Bruno",
+                     *             "report_victory_points": 0
+                     *           },
+                     *           {
+                     *             "excommunications": [
+                     *               {
+                     *                 "period": 1,
+                     *                 "tile_id": "I-6"
+                     *               }
+                     *             ],
+                     *             "faith": 0,
+                     *             "id": "p3",
+                     *             "leaders": [
+                     *               "santa_rita"
+                     *             ],
+                     *             "name": "Carla",
+                     *             "report_victory_points": 0
+                     *           }
+                     *         ],
+                     *         "players_enter_faith": false,
+                     *         "reports": [
+                     *           {
+                     *             "period": 1,
+                     *             "status": "resolved",
+                     *             "threshold": 3
+                     *           },
+                     *           {
+                     *             "period": 2,
+                     *             "status": "open",
+                     *             "threshold": 4
+                     *           },
+                     *           {
+                     *             "period": 3,
+                     *             "status": "open",
+                     *             "threshold": 5
+                     *           }
+                     *         ],
+                     *         "round": null,
+                     *         "seed": 42,
+                     *         "tiles": {
+                     *           "1": {
+                     *             "effect": {
+                     *               "actions": [
+                     *                 "production"
+                     *               ],
+                     *               "amount": -3,
+                     *               "kind": "action_value_change"
+                     *             },
+                     *             "expansion": "base",
+                     *             "id": "I-6",
+                     *             "period": 1,
+                     *             "text": {
+                     *               "en": "Every Production you perform is worth 3 less (6 less on the large space).",
+                     *               "it": "Ogni Produzione che attivi vale 3 in meno (6 in meno nello spazio grande)."
+                     *             }
+                     *           },
+                     *           "2": {
+                     *             "effect": {
+                     *               "actions": [
+                     *                 "character"
+                     *               ],
+                     *               "amount": -4,
+                     *               "kind": "action_value_change"
+                     *             },
+                     *             "expansion": "base",
+                     *             "id": "II-3",
+                     *             "period": 2,
+                     *             "text": {
+                     *               "en": "Every action to take a Character card is worth 4 less.",
+                     *               "it": "Ogni azione per prendere una carta Personaggio vale 4 in meno."
+                     *             }
+                     *           },
+                     *           "3": {
+                     *             "effect": {
+                     *               "amount": 1,
+                     *               "counts": [
+                     *                 "resources.wood",
+                     *                 "resources.stone",
+                     *                 "resources.coins",
+                     *                 "resources.servants"
+                     *               ],
+                     *               "kind": "vp_loss_per_count",
+                     *               "per": 1
+                     *             },
+                     *             "expansion": "base",
+                     *             "id": "III-7",
+                     *             "period": 3,
+                     *             "text": {
+                     *               "en": "At the end of the game lose 1 Victory Point for every wood, stone, coin and servant left on your Personal Board.",
+                     *               "it": "A fine partita perdi 1 Punto Vittoria per ogni legno, pietra, moneta e servitore rimasti sulla tua Plancia Personale."
+                     *             }
+                     *           }
+                     *         },
+                     *         "turn_order": [
+                     *           "p2",
+                     *           "p1",
+                     *           "p3"
+                     *         ],
+                     *         "version": 8
+                     *       },
+                     *       "redo": {
+                     *         "seq": 7,
+                     *         "type": "faith_changed"
+                     *       },
+                     *       "undo": {
+                     *         "seq": 6,
+                     *         "type": "report_resolved"
+                     *       },
+                     *       "undone": {
+                     *         "seq": 7,
+                     *         "type": "faith_changed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UndoRead"];
+                };
+            };
+            /** @description Problem: `bad-request` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `not-found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `event-limit-reached`, `seat-event-limit-reached`, `nothing-to-undo`, `idempotency-in-flight` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `version-mismatch` */
+            412: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload-too-large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported-media-type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `validation-error`, `idempotency-key-reused` */
             422: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -14,14 +14,18 @@ Which module holds what (one per resource, plus the concerns every game endpoint
 - test_auth.py               401 / 403 / unknown game, on every stored-game endpoint
 - test_games.py              a game's URLs: unknown ids, paths and methods
 - test_faith.py              .../players/{player_id}/faith and .../faith
+- test_faith_changes.py      .../players/{player_id}/faith-changes
 - test_leaders.py            .../players/{player_id}/leaders
 - test_turn_order.py         .../turn-order
 - test_reports.py            .../reports/{period}, its decisions and resolution
 - test_gain_adjustments.py   .../players/{player_id}/gain-adjustments
 - test_game_final_scores.py  .../final-scores
 - test_events.py             .../events
+- test_undo.py               .../undo, .../redo and .../round-advances
+- test_seats.py              .../seats/{seat}/token and .../recovery
 - test_if_match.py           If-Match on every mutation (412)
-- test_idempotency_keys.py   Idempotency-Key on POST /v1/games and .../resolution
+- test_idempotency_keys.py   Idempotency-Key on POST /v1/games and .../resolution (the
+                             other endpoints that take one: in their own module)
 - test_odd_names.py          names that are odd but valid: accepted and echoed exactly
 
 To add a case, append it to the table of the module that holds its endpoint (or its

@@ -26,6 +26,13 @@ ENDPOINTS: list[tuple[str, str, str, Any]] = [
     ("gain-adjustments", "POST", f"{G}/players/p1/gain-adjustments", {"gains": [GAIN]}),
     ("final-scores", "POST", f"{G}/final-scores", SCORES),
     ("events", "GET", f"{G}/events", UNSET),
+    ("faith-change", "POST", f"{G}/players/p1/faith-changes", {"delta": 1}),
+    ("undo", "POST", f"{G}/undo", UNSET),
+    ("redo", "POST", f"{G}/redo", UNSET),
+    ("round-advance", "POST", f"{G}/round-advances", UNSET),
+    ("seat-token", "POST", f"{G}/seats/p2/token", UNSET),
+    ("seat-token-revoke", "DELETE", f"{G}/seats/p2/token", UNSET),
+    ("delete-game", "DELETE", G, UNSET),
 ]
 
 CASES = []
@@ -193,6 +200,32 @@ CASES += [
         body={"gains": [GAIN]},
         auth="p1",
     ),
+    case(
+        "faith-change-as-player",
+        "POST",
+        f"{G}/players/p1/faith-changes",
+        403,
+        "forbidden",
+        body={"delta": 1},
+        auth="p1",
+    ),
+    case(
+        "faith-change-for-other-player-enter-faith",
+        "POST",
+        f"{G}/players/p2/faith-changes",
+        403,
+        "forbidden",
+        body={"delta": 1},
+        auth="p1",
+        setup="enter",
+    ),
+    case("undo-as-player", "POST", f"{G}/undo", 403, "forbidden", auth="p1", setup="faith"),
+    case("redo-as-player", "POST", f"{G}/redo", 403, "forbidden", auth="p2"),
+    case("round-advance-as-player", "POST", f"{G}/round-advances", 403, "forbidden", auth="p1"),
+    case("own-seat-token-as-player", "POST", f"{G}/seats/p1/token", 403, "forbidden", auth="p1"),
+    case("host-seat-token-as-player", "POST", f"{G}/seats/host/token", 403, "forbidden", auth="p1"),
+    case("revoke-seat-as-player", "DELETE", f"{G}/seats/p2/token", 403, "forbidden", auth="p1"),
+    case("delete-game-as-player", "DELETE", G, 403, "forbidden", auth="p1"),
 ]
 
 

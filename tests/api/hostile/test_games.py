@@ -84,7 +84,12 @@ CASES = [
         body={"faith": 1},
     ),
     # methods a game's paths do not have
-    case("delete-game", "DELETE", G, 405, "method-not-allowed"),
+    case("put-undo", "PUT", f"{G}/undo", 405, "method-not-allowed", body={}),
+    case("get-seat-token", "GET", f"{G}/seats/p1/token", 405, "method-not-allowed"),
+    case("get-recovery", "GET", f"{G}/recovery", 405, "method-not-allowed"),
+    case(
+        "delete-faith-changes", "DELETE", f"{G}/players/p1/faith-changes", 405, "method-not-allowed"
+    ),
     case("patch-game", "PATCH", G, 405, "method-not-allowed", body={"seed": 1}),
     case("post-game", "POST", G, 405, "method-not-allowed", body={}),
     case("get-faith", "GET", f"{G}/faith", 405, "method-not-allowed"),

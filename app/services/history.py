@@ -1,0 +1,96 @@
+"""Use cases that undo and redo the changes of play of a stored game (R-UNDO-1..3).
+
+Each replays the game's log (at most ``MAX_EVENTS_PER_GAME`` events) in its change's
+transaction, the game's row locked, and logs the one event that reverts (or re-applies)
+the change: ``app/domain/history.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import cast
+
+from sqlalchemy.orm import Session
+
+from app.domain import history as rules
+from app.domain.game import ChangeRef, EventType, GameEvent, GameState
+from app.domain.history import LoggedChange, LogReader
+from app.persistence.repositories import EventRepository
+from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.transactions import GameTransactions
+
+Command = Callable[[GameState, LogReader], GameEvent]
+
+
+class HistoryService:
+    def __init__(self, transactions: GameTransactions, idempotency: Idempotency) -> None:
+        self.transactions = transactions
+        self.idempotency = idempotency
+
+    def undo(
+        self,
+        game_id: str,
+        token: str | None,
+        if_match: Collection[int] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> StoredAnswer:
+        """R-UNDO-1, R-UNDO-3: the host undoes the last change of play still in effect.
+        Each call goes one change further back; with If-Match, a repeated call cannot
+        undo twice (the first moved the version on), and a retry with the same
+        Idempotency-Key replays the first answer."""
+        return self._revert("undoChange", rules.undo, game_id, token, if_match, key, fingerprint)
+
+    def redo(
+        self,
+        game_id: str,
+        token: str | None,
+        if_match: Collection[int] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> StoredAnswer:
+        """R-UNDO-2: the host applies the most recently undone change again, while no
+        change of play came since."""
+        return self._revert("redoChange", rules.redo, game_id, token, if_match, key, fingerprint)
+
+    def _revert(
+        self,
+        operation: str,
+        command: Command,
+        game_id: str,
+        token: str | None,
+        if_match: Collection[int] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> StoredAnswer:
+        undone = command is rules.undo
+        action = "undo a change" if undone else "redo a change"
+        if key is not None:
+            # A replay must not skip access control.
+            with self.transactions.reading(game_id, token) as reading:
+                reading.who.require_host(action)
+        with self.idempotency.attempt(f"{operation}:{game_id}", key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            session = attempt.session
+            assert session is not None
+            with self.transactions.changing(game_id, token, session=session) as change:
+                change.who.require_host(action)
+                change.check_version(if_match)
+                # A full log refuses the event: before the replay, which it would waste.
+                change.check_room()
+                event = command(change.game, lambda seqs: _logged(session, game_id, seqs))
+                change.apply(event)
+            reverted = ChangeRef(event.data["seq"], event.data["type"])
+            attempt.game_id = game_id
+            attempt.answer = StoredAnswer(
+                200,
+                self.transactions.presenter.reverted(change.game, reverted, undone=undone),
+                {"ETag": f'"{change.game.version}"'},
+            )
+        return attempt.answer
+
+
+def _logged(session: Session, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:
+    events = EventRepository(session).with_seqs(game_id, seqs)
+    return [(e.seq, e.at, GameEvent(cast(EventType, e.type), e.data)) for e in events]

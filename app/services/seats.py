@@ -1,0 +1,148 @@
+"""Use cases on who holds each seat of a stored game: a seat's token issued anew or
+revoked by the host, and the host seat regained with the game's recovery code.
+
+A token change is stored with the new hashes in one transaction, so the token it
+replaces is refused from its commit on, by every replica; it logs a
+``seat_token_changed`` event that names the seat and never the token, so that the other
+clients learn of it, and the streams of the replaced token end (``live.py``). It is not a
+change of play: nothing undoes it, and it leaves what an undo or a redo would take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from sqlalchemy.orm import Session
+
+from app.domain import game as rules
+from app.domain.game import HOST_SEAT
+from app.persistence.repositories import Credentials, GameRepository
+from app.services.access import recover
+from app.services.idempotency import Idempotency, StoredAnswer, request_fingerprint
+from app.services.tokens import hash_recovery_code, hash_token, new_recovery_code, new_token
+from app.services.transactions import Change, GameTransactions
+
+
+class SeatService:
+    def __init__(self, transactions: GameTransactions, idempotency: Idempotency) -> None:
+        self.transactions = transactions
+        self.idempotency = idempotency
+
+    def issue_token(
+        self,
+        game_id: str,
+        seat: str,
+        token: str | None,
+        if_match: Collection[int] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> StoredAnswer:
+        """The host gives ``seat`` a new token (``host``: the host seat moves to another
+        device); the seat's old token is refused from now on. A retry with the same
+        Idempotency-Key and the same token replays the first answer, even when that token
+        is the one the first call replaced."""
+        scope = f"issueSeatToken:{game_id}:{seat}"
+        # The token asking is part of what is retried, instead of a check before the
+        # replay: moving the host seat refuses the very token that asked.
+        keyed = request_fingerprint(fingerprint, hash_token(token or ""))
+        with self.idempotency.attempt(scope, key, keyed) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            assert attempt.session is not None
+            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+                self._may_change(change, seat, if_match)
+                change.apply(rules.change_seat_token(change.game, seat, "reissued"))
+            new = new_token()
+            self._store(attempt.session, change, seat, hash_token(new))
+            attempt.game_id = game_id
+            attempt.answer = StoredAnswer(
+                200,
+                self.transactions.presenter.seat_token(seat, new),
+                {"ETag": f'"{change.game.version}"'},
+            )
+        return attempt.answer
+
+    def revoke_token(
+        self, game_id: str, seat: str, token: str | None, if_match: Collection[int] | None
+    ) -> int:
+        """The host revokes a player's token (a phone lent out, lost or taken back): it is
+        refused from now on, and the seat has none until the host issues it a new one. The
+        game's version after it (unchanged when the seat had no token already: nothing is
+        logged then)."""
+        with (
+            self.transactions.db.transaction(write=True) as session,
+            self.transactions.changing(game_id, token, session=session) as change,
+        ):
+            self._may_change(change, seat, if_match)
+            event = rules.change_seat_token(change.game, seat, "revoked")
+            assert change.credentials is not None
+            if seat not in change.credentials.player_token_hashes:
+                change.apply(None)  # nothing to revoke: nothing logged, the version stays
+            else:
+                change.apply(event)
+                self._store(session, change, seat, None)
+        return change.game.version
+
+    def recover_host_seat(
+        self, game_id: str, recovery_code: str, key: str | None, fingerprint: str
+    ) -> StoredAnswer:
+        """The host regains its seat with the game's recovery code, when its device and
+        what it stored are lost: a new host token and a new recovery code; the old code and
+        the old host token are refused from now on. A retry with the same Idempotency-Key
+        and code replays the first answer (send one: without it, a lost answer loses the
+        seat's new token and code)."""
+        with self.idempotency.attempt(f"recoverHostSeat:{game_id}", key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            assert attempt.session is not None
+            with self.transactions.changing(
+                game_id,
+                None,
+                session=attempt.session,
+                identify=lambda credentials: recover(credentials, recovery_code),
+            ) as change:
+                change.check_version(None)
+                change.apply(rules.change_seat_token(change.game, HOST_SEAT, "recovered"))
+            host_token, code = new_token(), new_recovery_code()
+            self._store(attempt.session, change, HOST_SEAT, hash_token(host_token), code)
+            attempt.game_id = game_id
+            attempt.answer = StoredAnswer(
+                200,
+                self.transactions.presenter.recovered(host_token, code),
+                {"ETag": f'"{change.game.version}"'},
+            )
+        return attempt.answer
+
+    @staticmethod
+    def _may_change(change: Change, seat: str, if_match: Collection[int] | None) -> None:
+        if seat != HOST_SEAT:
+            change.game.player(seat)  # 404 first
+        change.who.require_host("change who holds a seat")
+        change.check_version(if_match)
+
+    @staticmethod
+    def _store(
+        session: Session,
+        change: Change,
+        seat: str,
+        token_hash: str | None,
+        recovery_code: str | None = None,
+    ) -> None:
+        """The game's credentials with ``seat``'s token hash replaced (None: revoked)."""
+        old = change.credentials
+        assert old is not None
+        players = dict(old.player_token_hashes)
+        host = old.host_token_hash
+        if seat == HOST_SEAT:
+            assert token_hash is not None
+            host = token_hash
+        elif token_hash is None:
+            players.pop(seat, None)
+        else:
+            players[seat] = token_hash
+        recovery = old.recovery_code_hash
+        if recovery_code is not None:
+            recovery = hash_recovery_code(recovery_code)
+        GameRepository(session).replace_credentials(
+            change.game.id, Credentials(host, players, recovery)
+        )
