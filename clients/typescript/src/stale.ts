@@ -23,4 +23,15 @@ export const STALE_POLICY: Readonly<Partial<Record<keyof operations, StalePolicy
   setPlayerFaith: "never",
   setPlayerLeaders: "never",
   setTurnOrder: "never",
+  // A Faith change adds to whatever the faith is when it is stored: it means the same.
+  changePlayerFaith: "reapply",
+  // A seat's token is replaced or revoked whatever else changed in the game.
+  issueSeatToken: "reapply",
+  revokeSeatToken: "reapply",
+  // These act on the game as the host saw it: after another device's change, undoing,
+  // redoing or advancing would act on something else, and deleting is for good.
+  undoChange: "never",
+  redoChange: "never",
+  advanceRound: "never",
+  deleteGame: "never",
 };
