@@ -47,6 +47,7 @@ from tests.integration.support import (
     all_events,
     assert_acked_in_log,
     assert_log_equals_state,
+    assert_one_resolution_per_version,
     create_game,
     etag_version,
     gather_bounded,
@@ -308,7 +309,7 @@ async def run_scenario(servers: tuple[Server, ...], label: str) -> None:
                         assert key is not None and key == winner_key, (key, winner_key)
                         assert body == winner_body
             acks = [a for a in scenario.acked if a.game_id == game.id]
-            assert len({a.version for a in acks}) == len(acks), "two 2xx answers, one version"
+            assert_one_resolution_per_version(acks)
         elapsed = time.monotonic() - started
         print(
             f"\n[{label}] servers={len(servers)} games={GAMES}x{PLAYERS} "
