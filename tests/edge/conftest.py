@@ -1,5 +1,5 @@
 """A real ``python -m app`` with the edge's settings under test. The attacks and probes
-are bench/attacks.py's (raw sockets: below what an HTTP client library sends)."""
+are tests/support's (raw sockets: below what an HTTP client library sends)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx
 
-from bench.attacks import connect, read_all, status_of
 from tests.edge.conftest import edge_server
+from tests.support.raw_http import connect, read_all, status_of
 
 SCORES = b'{"players": [{"id": "a", "victory_points": 3}]}'
 

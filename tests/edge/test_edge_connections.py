@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.attacks import over_connection_limit, probe
 from tests.edge.conftest import edge_server
+from tests.support.edge_attacks import over_connection_limit
+from tests.support.probes import probe
 
 
 def test_connections_past_the_limit_get_a_503_problem_with_retry_after(tmp_path: Path) -> None:
