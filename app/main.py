@@ -15,6 +15,7 @@ from typing import Any
 from anyio import to_thread
 from fastapi import FastAPI
 
+from app.api.admission import WriteAdmission
 from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
 from app.api.docs import install_docs
 from app.api.middleware import PlatformMiddleware
@@ -26,7 +27,6 @@ from app.api.router import include_lean
 from app.api.routers import ROUTERS
 from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.table import install_table
-from app.api.write_gate import WriteGate
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.calculations import Calculations
@@ -152,12 +152,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rows=rows,
     )
     calculations = app.state.calculations = Calculations(catalogue)
-    app.state.game_service = GameService(
+    game_service = app.state.game_service = GameService(
         transactions,
         idempotency,
         catalogue,
         calculations,
         creation_rate=Rate(settings.game_creation_rate, settings.game_creation_burst),
+    )
+    # Changes take a request thread only once admitted (app/api/admission.py); SQLite's
+    # writers share its one write lock, so they are queued here one at a time.
+    app.state.write_admission = WriteAdmission(
+        slots=1 if db.dialect_name == "sqlite" else settings.write_slots,
+        wait_s=settings.db_pool_timeout_ms / 1000,
+        check_access=game_service.current_version,
     )
     app.state.report_service = ReportService(transactions, idempotency)
     app.state.health = Health(db, timeout_s=settings.readyz_timeout_ms / 1000)
@@ -177,13 +184,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     install_problem_handlers(app)
-    # Inside the platform middleware, so its 503s carry the request id and are counted.
-    app.add_middleware(
-        WriteGate,
-        slots=settings.write_slots,
-        wait_s=settings.db_pool_timeout_ms / 1000,
-        retry_after_seconds=settings.retry_after_seconds,
-    )
     cors = CorsPolicy(parse_origins(settings.cors_origins), settings.cors_max_age_seconds)
     # The last middleware added is the outermost: preflights are answered inside the
     # platform layer (request id, log, metrics), CORS headers added outside it (so its own

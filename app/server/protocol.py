@@ -11,8 +11,8 @@ cycle and adds, per connection:
 - time: an idle connection (before its first request too) is closed after
   ``keepalive_timeout``; a request's line and headers must arrive within
   ``header_timeout`` of its first byte, and its body within ``body_timeout`` of its
-  headers (else a 408 problem and close: the app, which may hold a write slot while it
-  reads the body, reads a disconnect); a client that leaves answers unread for
+  headers (else a 408 problem and close: the app, still reading the body, reads a
+  disconnect); a client that leaves answers unread for
   ``send_timeout`` (the send buffer stays full) is cut off;
 - pipelining: at most ``max_pipelined_requests`` requests queued behind the one being
   answered; past that the queued ones are answered and the connection closes;
@@ -289,8 +289,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             # The app answered without the body: that answer ends, then the connection.
             self._finish_then_close()
             return
-        # The app reads a disconnect (so that it lets go of what it holds, a write slot
-        # included) and what it answers then is dropped: this answer is the 408.
+        # The app reads a disconnect (so that it lets go of whatever it holds) and what it
+        # answers then is dropped: this answer is the 408.
         self._dead = True
         cycle.disconnected = True
         cycle.message_event.set()

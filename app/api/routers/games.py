@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
+from app.api.admission import changes_game, creates_game, stores_nothing
 from app.api.client_address import ClientAddress
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
@@ -83,6 +84,7 @@ def not_modified(version: int) -> Response:
         "service-unavailable",
     ),
 )
+@creates_game
 def create_game(
     body: GameCreate, games: GameUseCases, key: IdempotencyKey, client: ClientAddress
 ) -> Response:
@@ -120,6 +122,7 @@ async def get_game(
     response_model=PlayerFaithRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_player_faith(
     game_id: str,
     player_id: str,
@@ -146,6 +149,7 @@ def set_player_faith(
     response_model=FaithBatchRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_faith(
     game_id: str, body: FaithBatchUpdate, games: GameUseCases, token: Token, if_match: IfMatch
 ) -> JSONModelResponse:
@@ -166,6 +170,7 @@ def set_faith(
     response_model=PlayerRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_leaders(
     game_id: str,
     player_id: str,
@@ -185,6 +190,7 @@ def set_leaders(
     response_model=GameRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_turn_order(
     game_id: str, body: TurnOrderUpdate, games: GameUseCases, token: Token, if_match: IfMatch
 ) -> Response:
@@ -207,6 +213,7 @@ def set_turn_order(
         "service-unavailable",
     ),
 )
+@stores_nothing
 def gain_adjustments(
     game_id: str, player_id: str, body: PlayerGainsCalculation, games: GameUseCases, token: Token
 ) -> JSONDocumentResponse:
@@ -230,6 +237,7 @@ def gain_adjustments(
         "service-unavailable",
     ),
 )
+@stores_nothing
 def game_final_scores(
     game_id: str, body: GameFinalScoresCalculation, games: GameUseCases, token: Token
 ) -> JSONDocumentResponse:
