@@ -82,6 +82,12 @@ class Settings(BaseSettings):
     # Connections past this many are answered 503 service-unavailable and closed. Event
     # streams hold a connection each: see ``stream_slots``.
     max_connections: int = Field(default=1250, ge=1)
+    # Of those, what one client address may hold (an IPv6 client: its /64; a peer among
+    # TRUSTED_PROXIES is not counted). A table is a host and five phones behind one home
+    # router, each a browser holding at most six connections to a server, one of them an
+    # event stream: 36, with room for reconnections that overlap the connections they
+    # replace until those close.
+    max_connections_per_address: int = Field(default=64, ge=1)
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)

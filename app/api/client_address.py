@@ -24,7 +24,7 @@ IPAddress = IPv4Address | IPv6Address
 UNKNOWN = "unknown"  # no peer address at all (e.g. a Unix socket)
 
 
-def _parse(text: str) -> IPAddress | None:
+def parse_address(text: str) -> IPAddress | None:
     text = text.strip()
     if text.startswith("[") and "]" in text:  # [2001:db8::1]:443
         text = text[1 : text.index("]")]
@@ -39,11 +39,12 @@ def _parse(text: str) -> IPAddress | None:
     return address
 
 
-def _trusted(address: IPAddress, proxies: Sequence[Network]) -> bool:
+def is_trusted(address: IPAddress, proxies: Sequence[Network]) -> bool:
     return any(address.version == net.version and address in net for net in proxies)
 
 
-def _key(address: IPAddress) -> str:
+def address_key(address: IPAddress) -> str:
+    """What a client is counted by: its address, an IPv6 one as its /64."""
     if isinstance(address, IPv6Address):
         return str(IPv6Network((address, 64), strict=False))
     return str(address)
@@ -54,20 +55,20 @@ def client_address(
 ) -> str:
     """The client's address (an IPv6 one as its /64), from the connection's ``peer`` and the
     ``X-Forwarded-For`` header values in the order received."""
-    client = _parse(peer) if peer else None
+    client = parse_address(peer) if peer else None
     if client is None:
         return UNKNOWN if not peer else peer[:64]
-    if not _trusted(client, proxies):
-        return _key(client)
+    if not is_trusted(client, proxies):
+        return address_key(client)
     hops = [hop for value in forwarded_for for hop in value.split(",")]
     for hop in reversed(hops):
-        address = _parse(hop)
+        address = parse_address(hop)
         if address is None:
             break  # a proxy we trust wrote nonsense: count the request against that proxy
         client = address
-        if not _trusted(client, proxies):
+        if not is_trusted(client, proxies):
             break
-    return _key(client)
+    return address_key(client)
 
 
 async def get_client_address(request: Request) -> str:
