@@ -32,7 +32,8 @@ class EdgeServer(Server):
 def edge_server(tmp_path: Path, name: str, **env: str) -> Iterator[EdgeServer]:
     server = EdgeServer(f"sqlite:///{tmp_path}/{name}.db", tmp_path, name, env=env)
     try:
-        server.start().wait_ready()
+        # Generous: the machines these run on are shared, and a start may wait its turn.
+        server.start().wait_ready(timeout=90.0)
         yield server
     finally:
         server.stop()
