@@ -20,6 +20,7 @@ from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
 from app.api.docs import install_docs
 from app.api.head_requests import HeadAsGet
 from app.api.middleware import PlatformMiddleware
+from app.api.negotiation import ContentNegotiation, negotiated_routes
 from app.api.openapi_doc import camel_case_operation_id, install_openapi
 from app.api.ops import router as ops_router
 from app.api.presenters import GameDocuments
@@ -186,9 +187,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     install_problem_handlers(app)
     cors = CorsPolicy(parse_origins(settings.cors_origins), settings.cors_max_age_seconds)
-    # The last middleware added is the outermost: a HEAD is served as its GET and
-    # preflights are answered inside the platform layer (request id, log, metrics), CORS
-    # headers added outside it (so its own 413 and 503 are readable by a page too).
+    # The last middleware added is the outermost: an Accept is negotiated, a HEAD served
+    # as its GET and preflights answered inside the platform layer (request id, log,
+    # metrics), CORS headers added outside it (so its 413 and 503 are readable by a page).
+    # The operations router is tried first, as the app includes it.
+    app.add_middleware(
+        ContentNegotiation, routes=negotiated_routes(ops_router.routes, app.router.routes)
+    )
     app.add_middleware(HeadAsGet)
     app.add_middleware(CorsPreflight, policy=cors)
     app.add_middleware(

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import Response
+from fastapi.responses import PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
@@ -85,7 +85,7 @@ def _registry() -> CollectorRegistry:
     return registry
 
 
-@router.get("/metrics", include_in_schema=False)
+@router.get("/metrics", include_in_schema=False, response_class=PlainTextResponse)
 async def get_metrics() -> Response:
     return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)
 

@@ -75,3 +75,23 @@ def test_a_head_on_the_event_stream_ends_at_once(tmp_path: Path) -> None:
     assert answer.endswith(b"\r\n\r\n"), answer  # the head, and nothing after it
     assert took < 10.0
     assert subscribers is not None and subscribers.endswith(" 0.0"), subscribers
+
+
+def test_an_accept_the_route_cannot_answer_is_a_406_problem(tmp_path: Path) -> None:
+    """The review's probe: ``Accept: application/xml`` was answered 200 JSON."""
+    with edge_server(tmp_path, "accept") as server:
+        game_id, token = _game(server.base_url)
+        answers = {}
+        for accept in ("application/xml", "application/json", "text/event-stream"):
+            sock = connect(server.port)
+            sock.sendall(
+                f"GET /v1/games/{game_id} HTTP/1.1\r\nHost: edge\r\nAccept: {accept}\r\n"
+                f"Authorization: Bearer {token}\r\nConnection: close\r\n\r\n".encode()
+            )
+            answers[accept] = read_all(sock)
+            sock.close()
+    assert status_of(answers["application/json"]) == 200
+    for refused in ("application/xml", "text/event-stream"):
+        assert status_of(answers[refused]) == 406, answers[refused]
+        assert head_of(answers[refused])["content-type"] == "application/problem+json"
+        assert b"/problems/not-acceptable" in answers[refused]
