@@ -50,16 +50,14 @@ def address_key(address: IPAddress) -> str:
     return str(address)
 
 
-def client_address(
+def client_ip(
     peer: str | None, forwarded_for: Sequence[str], proxies: Sequence[Network]
-) -> str:
-    """The client's address (an IPv6 one as its /64), from the connection's ``peer`` and the
-    ``X-Forwarded-For`` header values in the order received."""
+) -> IPAddress | None:
+    """The client's address, from the connection's ``peer`` and the ``X-Forwarded-For``
+    header values in the order received; None when the peer has none that parses."""
     client = parse_address(peer) if peer else None
-    if client is None:
-        return UNKNOWN if not peer else peer[:64]
-    if not is_trusted(client, proxies):
-        return address_key(client)
+    if client is None or not is_trusted(client, proxies):
+        return client
     hops = [hop for value in forwarded_for for hop in value.split(",")]
     for hop in reversed(hops):
         address = parse_address(hop)
@@ -68,7 +66,27 @@ def client_address(
         client = address
         if not is_trusted(client, proxies):
             break
+    return client
+
+
+def client_address(
+    peer: str | None, forwarded_for: Sequence[str], proxies: Sequence[Network]
+) -> str:
+    """The client's address (an IPv6 one as its /64), from the connection's ``peer`` and the
+    ``X-Forwarded-For`` header values in the order received."""
+    client = client_ip(peer, forwarded_for, proxies)
+    if client is None:
+        return UNKNOWN if not peer else peer[:64]
     return address_key(client)
+
+
+def request_client_ip(request: Request) -> IPAddress | None:
+    """The address of the client of ``request`` (behind a trusted proxy, the proxy's
+    client)."""
+    proxies: Sequence[Network] = request.app.state.settings.trusted_proxies
+    peer = request.client.host if request.client else None
+    forwarded = request.headers.getlist("x-forwarded-for") if proxies else []
+    return client_ip(peer, forwarded, proxies)
 
 
 async def get_client_address(request: Request) -> str:
