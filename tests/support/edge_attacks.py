@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from tests.support.probes import RssSampler, probe, rss_mib
-from tests.support.raw_http import MIB, Flood, connect, read_all, status_of
+from tests.support.raw_http import MIB, Flood, ask, connect, read_all, status_of
 
 
 def endless_headers(
@@ -159,3 +159,39 @@ def client_disconnects(port: int, *, count: int = 20) -> dict[str, Any]:
         )
     }
     return {"counted_by_status": counted}
+
+
+def address_flood(
+    port: int, *, held: int = 1300, attacker: str = "127.0.0.2", other: str = "127.0.0.3"
+) -> dict[str, Any]:
+    """``held`` idle connections from one address (more than MAX_CONNECTIONS, 1250), then
+    a request from another address: is it served, and how many of the attacker's
+    connections did the server close at once?"""
+    socks = []
+    for _ in range(held):
+        with contextlib.suppress(OSError):
+            socks.append(connect(port, timeout=5.0, source=attacker))
+    try:
+        answer = ask(
+            port,
+            b"GET /healthz HTTP/1.1\r\nHost: attack\r\nConnection: close\r\n\r\n",
+            source=other,
+        )
+        time.sleep(0.5)
+        closed = 0
+        for sock in socks:
+            sock.setblocking(False)
+            try:
+                closed += sock.recv(1) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+    finally:
+        for sock in socks:
+            sock.close()
+    return {
+        "attacker_connected": len(socks),
+        "attacker_closed_at_once": closed,
+        "other_address": status_of(answer),
+    }
