@@ -37,6 +37,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from tests.support.edge_attacks import (  # noqa: E402
+    address_flood,
     client_disconnects,
     complete_huge_header,
     endless_headers,
@@ -45,7 +46,14 @@ from tests.support.edge_attacks import (  # noqa: E402
     pipelined_unread,
 )
 from tests.support.probes import alive, children_of, cmdline, open_fds  # noqa: E402
-from tests.support.raw_http import connect  # noqa: E402
+from tests.support.raw_http import ask, connect, status_of  # noqa: E402
+from tests.support.write_starvation import (  # noqa: E402
+    create_games,
+    make_changes_slow,
+    stalled_bodies,
+    stuck_game_storm,
+    summary,
+)
 
 # The attacks only the bench runs (the ones tests assert on are in tests/support). Each
 # takes the server's port (and pid) and returns a dict of figures.
@@ -116,6 +124,74 @@ def slow_headers(
         "connections": connections,
         f"still_open_after_{seconds:g}s": len(open_since),
         "closed_after_s_max": round(max(closed_after), 1) if closed_after else None,
+    }
+
+
+def stalled_write_slots(port: int) -> dict[str, Any]:
+    """3 tokenless change heads whose bodies never come (within the server's 30 s body
+    timeout), then 9 changes of other games, one after the other."""
+    victims = summary(stalled_bodies(port, f"http://127.0.0.1:{port}"))
+    return {"other_games_changes": victims["statuses"], "seconds_max": victims["seconds_max"]}
+
+
+def slow_game(port: int, database: Path) -> dict[str, Any]:
+    """SQLite: every change of one game made slow (a trigger, the write lock held), 8 of
+    them at once, then 5 changes of another game, one after the other."""
+    base_url = f"http://127.0.0.1:{port}"
+    stuck_game, other_game = create_games(base_url, 2)
+    make_changes_slow(database, stuck_game.id)
+    stuck, victims = stuck_game_storm(base_url, stuck_game, other_game)
+    return {
+        "other_game_changes": summary(victims)["statuses"],
+        "other_game_seconds_max": summary(victims)["seconds_max"],
+        "slow_game_changes": summary(stuck)["statuses"],
+    }
+
+
+def head_and_accept(port: int) -> dict[str, Any]:
+    """HEAD on GET routes; GETs and a change with an Accept their route cannot answer."""
+    base_url = f"http://127.0.0.1:{port}"
+    (game,) = create_games(base_url, 1)
+    paths = [
+        "/healthz",
+        "/v1/faith-track",
+        "/v1/excommunication-tiles/I-1",
+        game.url,
+        f"{game.url}/events",
+        f"{game.url}/reports/1",
+        "/openapi.json",
+        "/docs",
+    ]
+    with httpx.Client(base_url=base_url, headers=game.auth, timeout=30) as http:
+        heads: dict[str, int] = {}
+        for path in paths:
+            status = str(http.head(path).status_code)
+            heads[status] = heads.get(status, 0) + 1
+        xml = http.get(game.url, headers={"Accept": "application/xml"}).status_code
+        stream = http.get(game.url, headers={"Accept": "text/event-stream"}).status_code
+        change = http.put(
+            f"{game.url}/players/p1/faith",
+            json={"faith": 5},
+            headers={"Accept": "application/xml"},
+        ).status_code
+        version = http.get(game.url).json()["version"]
+    return {
+        f"head_on_{len(paths)}_get_routes": heads,
+        "get_accept_xml": xml,
+        "get_accept_event_stream": stream,
+        "change_accept_xml": change,
+        "change_made_anyway": version > 1,
+    }
+
+
+def metrics_exposure(port: int) -> dict[str, Any]:
+    """GET /metrics from 127.0.0.2, with METRICS_NETWORKS=127.0.0.1/32 (127.0.0.2 stands
+    for another network)."""
+    request = b"GET /metrics HTTP/1.1\r\nHost: attack\r\nConnection: close\r\n\r\n"
+    outside = ask(port, request, source="127.0.0.2")
+    return {
+        "status_from_127.0.0.2": status_of(outside),
+        "metrics_disclosed": b"http_requests_total" in outside,
     }
 
 
@@ -276,6 +352,11 @@ ATTACK_NAMES = [
     "disconnects",
     "kill-master",
     "stop-master",
+    "stalled-write-slots",
+    "slow-game",
+    "address-flood",
+    "head-accept",
+    "metrics-exposure",
 ]
 
 
@@ -290,25 +371,31 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
         results[name] = fn()
         print(f"  {name}: {results[name]} ({time.monotonic() - start:.1f} s)", flush=True)
 
-    # A fresh server per group, so one attack's leftovers do not skew the next.
-    with serve(tree, workdir, name="headers") as (port, proc, _):
-        step(
-            "endless-headers",
-            lambda: endless_headers(port, proc.pid, rss_guard=guard),
-        )
-    with serve(tree, workdir, name="huge") as (port, proc, _):
-        step("complete-16mb-header", lambda: complete_huge_header(port))
-        step("10000-headers", lambda: many_headers(port))
-    with serve(tree, workdir, name="pipelined") as (port, proc, _):
-        step("pipelined", lambda: pipelined_unread(port, proc.pid, rss_guard=guard))
-    with serve(tree, workdir, name="idle") as (port, proc, _):
-        step("idle", lambda: idle_connections(port, proc.pid))
-        step("slow-headers", lambda: slow_headers(port))
-    with serve(tree, workdir, name="limit", env={"MAX_CONNECTIONS": "100"}) as (port, _p, _):
-        step("connection-limit", lambda: over_connection_limit(port, held=100))
-    with serve(tree, workdir, name="disconnect") as (port, proc, log):
-        step("disconnects", lambda: client_disconnects(port))
-        if "disconnects" in results:
+    def wanted(*group: str) -> bool:
+        return any(name in names for name in group)
+
+    # A fresh server per group (only for a group with an attack asked for), so one
+    # attack's leftovers do not skew the next.
+    if wanted("endless-headers"):
+        with serve(tree, workdir, name="headers") as (port, proc, _):
+            step("endless-headers", lambda: endless_headers(port, proc.pid, rss_guard=guard))
+    if wanted("complete-16mb-header", "10000-headers"):
+        with serve(tree, workdir, name="huge") as (port, proc, _):
+            step("complete-16mb-header", lambda: complete_huge_header(port))
+            step("10000-headers", lambda: many_headers(port))
+    if wanted("pipelined"):
+        with serve(tree, workdir, name="pipelined") as (port, proc, _):
+            step("pipelined", lambda: pipelined_unread(port, proc.pid, rss_guard=guard))
+    if wanted("idle", "slow-headers"):
+        with serve(tree, workdir, name="idle") as (port, proc, _):
+            step("idle", lambda: idle_connections(port, proc.pid))
+            step("slow-headers", lambda: slow_headers(port))
+    if wanted("connection-limit"):
+        with serve(tree, workdir, name="limit", env={"MAX_CONNECTIONS": "100"}) as (port, _p, _):
+            step("connection-limit", lambda: over_connection_limit(port, held=100))
+    if wanted("disconnects"):
+        with serve(tree, workdir, name="disconnect") as (port, proc, log):
+            step("disconnects", lambda: client_disconnects(port))
             text = log.read_text(errors="replace")
             results["disconnects"]["tracebacks_in_log"] = text.count("Traceback")
             results["disconnects"]["error_lines_in_log"] = sum(
@@ -316,6 +403,31 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
             )
     step("kill-master", lambda: kill_master(tree, workdir))
     step("stop-master", lambda: stop_master(tree, workdir))
+
+    if wanted("stalled-write-slots"):
+        with serve(tree, workdir, name="stalled", env={"BODY_TIMEOUT_SECONDS": "30"}) as (
+            port,
+            _p,
+            _,
+        ):
+            step("stalled-write-slots", lambda: stalled_write_slots(port))
+    if wanted("slow-game"):
+        with serve(tree, workdir, name="slow") as (port, _p, _):
+            database = workdir / f"slow-{port}.db"
+            step("slow-game", lambda: slow_game(port, database))
+    if wanted("address-flood"):
+        with serve(tree, workdir, name="flood") as (port, _p, _):
+            step("address-flood", lambda: address_flood(port, held=1300))
+    if wanted("head-accept"):
+        with serve(tree, workdir, name="negotiation") as (port, _p, _):
+            step("head-accept", lambda: head_and_accept(port))
+    if wanted("metrics-exposure"):
+        with serve(tree, workdir, name="metrics", env={"METRICS_NETWORKS": "127.0.0.1/32"}) as (
+            port,
+            _p,
+            _,
+        ):
+            step("metrics-exposure", lambda: metrics_exposure(port))
     return results
 
 
@@ -330,6 +442,17 @@ DESCRIPTIONS = {
     "disconnects": "20 clients send half a body, then disconnect",
     "kill-master": "--workers 2, SIGKILL the master",
     "stop-master": "--workers 2, SIGTERM the master",
+    "stalled-write-slots": "3 connections send the head of a change without a token and never "
+    "its body (BODY_TIMEOUT_SECONDS=30); meanwhile 9 changes of 3 other games, one after "
+    "the other",
+    "slow-game": "SQLite: every change of one game made slow by a trigger (about a second "
+    "each with the write lock held); 8 of them at once, then 5 changes of another game",
+    "address-flood": "1,300 idle connections from 127.0.0.2 (more than MAX_CONNECTIONS, "
+    "1250), then GET /healthz from 127.0.0.3; defaults",
+    "head-accept": "HEAD on 8 GET routes; GET of a game with Accept: application/xml and "
+    "text/event-stream; a faith change with Accept: application/xml",
+    "metrics-exposure": "GET /metrics from 127.0.0.2 with METRICS_NETWORKS=127.0.0.1/32 "
+    "(standing for another network; the setting is new)",
 }
 
 
@@ -365,13 +488,13 @@ def render_markdown(figures: dict[str, Any], command: str) -> str:
     """bench/ATTACKS.md: per attack, each figure before and after; then throughput."""
     before = figures.get("before", {})
     after = figures.get("after", {})
+    before_label = figures.get("before_label") or "the checkout given with `--before DIR`"
     lines = [
         "# Attacks on the HTTP edge: before and after",
         "",
         f"Produced by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},",
         f"{os.cpu_count()} cores shared with other work (figures are indicative; loopback).",
-        '"before" is the code without `app/server` (plain uvicorn with httptools:',
-        "`git archive main | tar -x -C DIR`, then `--before DIR`);",
+        f'"before" is {before_label};',
         '"after" is this checkout. RSS is the worker\'s VmRSS in MiB; `other_client` is a',
         "fresh client's GET /healthz during the attack (status / seconds). Each attack stops",
         "sending once the server's RSS passes the guard (1024 MiB), so peaks past it are cut.",
@@ -413,6 +536,9 @@ def render_markdown(figures: dict[str, Any], command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="another checkout to attack too")
+    parser.add_argument(
+        "--before-label", default="", help="what --before is, in the report's words"
+    )
     parser.add_argument("--attacks", default=",".join(ATTACK_NAMES))
     parser.add_argument("--rss-guard", type=float, default=1024.0, help="MiB (default 1024)")
     parser.add_argument("--throughput-rounds", type=int, default=3, help="0 to skip")
@@ -430,7 +556,7 @@ def main() -> None:
             args.out.write_text(render_markdown(figures, figures.get("command", command)))
         return
     names = args.attacks.split(",")
-    figures = {"command": command}
+    figures: dict[str, Any] = {"command": command, "before_label": args.before_label}
     with tempfile.TemporaryDirectory(prefix="vr-attacks-") as tmp:
         workdir = Path(tmp)
         if args.before is not None:
