@@ -15,10 +15,13 @@ from anyio import to_thread
 from fastapi import FastAPI
 
 from app import __version__
+from app.api.admission import WriteAdmission
 from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
 from app.api.deprecation import install_deprecations
 from app.api.docs import install_docs
+from app.api.head_requests import HeadAsGet
 from app.api.middleware import PlatformMiddleware
+from app.api.negotiation import ContentNegotiation, negotiated_routes
 from app.api.openapi_doc import camel_case_operation_id, install_openapi
 from app.api.ops import router as ops_router
 from app.api.presenters import GameDocuments
@@ -27,7 +30,6 @@ from app.api.router import include_lean
 from app.api.routers import ROUTERS
 from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.table import install_table
-from app.api.write_gate import WriteGate
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.calculations import Calculations
@@ -154,12 +156,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rows=rows,
     )
     calculations = app.state.calculations = Calculations(catalogue)
-    app.state.game_service = GameService(
+    game_service = app.state.game_service = GameService(
         transactions,
         idempotency,
         catalogue,
         calculations,
         creation_rate=Rate(settings.game_creation_rate, settings.game_creation_burst),
+    )
+    # Changes take a request thread only once admitted (app/api/admission.py); SQLite's
+    # writers share its one write lock, so they are queued here one at a time.
+    app.state.write_admission = WriteAdmission(
+        slots=1 if db.dialect_name == "sqlite" else settings.write_slots,
+        wait_s=settings.db_pool_timeout_ms / 1000,
+        check_access=game_service.current_version,
     )
     app.state.report_service = ReportService(transactions, idempotency)
     app.state.history_service = HistoryService(transactions, idempotency)
@@ -182,17 +191,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     install_problem_handlers(app)
-    # Inside the platform middleware, so its 503s carry the request id and are counted.
-    app.add_middleware(
-        WriteGate,
-        slots=settings.write_slots,
-        wait_s=settings.db_pool_timeout_ms / 1000,
-        retry_after_seconds=settings.retry_after_seconds,
-    )
     cors = CorsPolicy(parse_origins(settings.cors_origins), settings.cors_max_age_seconds)
-    # The last middleware added is the outermost: preflights are answered inside the
-    # platform layer (request id, log, metrics), CORS headers added outside it (so its own
-    # 413 and 503 are readable by a page too).
+    # The last middleware added is the outermost: an Accept is negotiated, a HEAD served
+    # as its GET and preflights answered inside the platform layer (request id, log,
+    # metrics), CORS headers added outside it (so its 413 and 503 are readable by a page).
+    # The operations router is tried first, as the app includes it.
+    app.add_middleware(
+        ContentNegotiation, routes=negotiated_routes(ops_router.routes, app.router.routes)
+    )
+    app.add_middleware(HeadAsGet)
     app.add_middleware(CorsPreflight, policy=cors)
     app.add_middleware(
         PlatformMiddleware,

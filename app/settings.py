@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, IPvAnyNetwork, field_validator
+from pydantic import Field, IPvAnyNetwork, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -85,6 +85,12 @@ class Settings(BaseSettings):
     # Connections past this many are answered 503 service-unavailable and closed. Event
     # streams hold a connection each: see ``stream_slots``.
     max_connections: int = Field(default=1250, ge=1)
+    # Of those, what one client address may hold (an IPv6 client: its /64; a peer among
+    # TRUSTED_PROXIES is not counted). A table is a host and five phones behind one home
+    # router, each a browser holding at most six connections to a server, one of them an
+    # event stream: 36, with room for reconnections that overlap the connections they
+    # replace until those close.
+    max_connections_per_address: int = Field(default=64, ge=1)
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)
@@ -116,6 +122,12 @@ class Settings(BaseSettings):
     player_write_burst: int = Field(default=20, ge=1)
     # Peers whose X-Forwarded-For is believed (CIDRs, comma-separated); none by default.
     trusted_proxies: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = ()
+    # Who may read /metrics: clients in these networks (behind a trusted proxy, the
+    # proxy's client), or any client with this bearer token; everyone else gets a 404.
+    metrics_networks: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
+        default=("127.0.0.0/8", "::1/128"), validate_default=True
+    )
+    metrics_token: SecretStr | None = None
 
     # Games idle longer than this are deleted (0 keeps them forever), by ``python -m app
     # purge`` and by a sweep every interval (0: no sweep in the service), a batch at a time.
@@ -123,12 +135,17 @@ class Settings(BaseSettings):
     retention_sweep_seconds: float = Field(default=300.0, ge=0)
     retention_batch_size: int = Field(default=500, ge=1)
 
-    @field_validator("trusted_proxies", mode="before")
+    @field_validator("trusted_proxies", "metrics_networks", mode="before")
     @classmethod
-    def _split_proxies(cls, value: object) -> object:
+    def _split_networks(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _no_empty_token(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
 
 @lru_cache(maxsize=1)

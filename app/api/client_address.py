@@ -24,7 +24,7 @@ IPAddress = IPv4Address | IPv6Address
 UNKNOWN = "unknown"  # no peer address at all (e.g. a Unix socket)
 
 
-def _parse(text: str) -> IPAddress | None:
+def parse_address(text: str) -> IPAddress | None:
     text = text.strip()
     if text.startswith("[") and "]" in text:  # [2001:db8::1]:443
         text = text[1 : text.index("]")]
@@ -39,14 +39,34 @@ def _parse(text: str) -> IPAddress | None:
     return address
 
 
-def _trusted(address: IPAddress, proxies: Sequence[Network]) -> bool:
+def is_trusted(address: IPAddress, proxies: Sequence[Network]) -> bool:
     return any(address.version == net.version and address in net for net in proxies)
 
 
-def _key(address: IPAddress) -> str:
+def address_key(address: IPAddress) -> str:
+    """What a client is counted by: its address, an IPv6 one as its /64."""
     if isinstance(address, IPv6Address):
         return str(IPv6Network((address, 64), strict=False))
     return str(address)
+
+
+def client_ip(
+    peer: str | None, forwarded_for: Sequence[str], proxies: Sequence[Network]
+) -> IPAddress | None:
+    """The client's address, from the connection's ``peer`` and the ``X-Forwarded-For``
+    header values in the order received; None when the peer has none that parses."""
+    client = parse_address(peer) if peer else None
+    if client is None or not is_trusted(client, proxies):
+        return client
+    hops = [hop for value in forwarded_for for hop in value.split(",")]
+    for hop in reversed(hops):
+        address = parse_address(hop)
+        if address is None:
+            break  # a proxy we trust wrote nonsense: count the request against that proxy
+        client = address
+        if not is_trusted(client, proxies):
+            break
+    return client
 
 
 def client_address(
@@ -54,20 +74,19 @@ def client_address(
 ) -> str:
     """The client's address (an IPv6 one as its /64), from the connection's ``peer`` and the
     ``X-Forwarded-For`` header values in the order received."""
-    client = _parse(peer) if peer else None
+    client = client_ip(peer, forwarded_for, proxies)
     if client is None:
         return UNKNOWN if not peer else peer[:64]
-    if not _trusted(client, proxies):
-        return _key(client)
-    hops = [hop for value in forwarded_for for hop in value.split(",")]
-    for hop in reversed(hops):
-        address = _parse(hop)
-        if address is None:
-            break  # a proxy we trust wrote nonsense: count the request against that proxy
-        client = address
-        if not _trusted(client, proxies):
-            break
-    return _key(client)
+    return address_key(client)
+
+
+def request_client_ip(request: Request) -> IPAddress | None:
+    """The address of the client of ``request`` (behind a trusted proxy, the proxy's
+    client)."""
+    proxies: Sequence[Network] = request.app.state.settings.trusted_proxies
+    peer = request.client.host if request.client else None
+    forwarded = request.headers.getlist("x-forwarded-for") if proxies else []
+    return client_ip(peer, forwarded, proxies)
 
 
 async def get_client_address(request: Request) -> str:

@@ -30,7 +30,8 @@ def install_docs(app: FastAPI) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
     openapi_url = app.openapi_url or "/openapi.json"
 
-    @app.get(DOCS_URL, include_in_schema=False)
+    # Their response_class says what they answer (app/api/negotiation.py reads it).
+    @app.get(DOCS_URL, include_in_schema=False, response_class=HTMLResponse)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
         return get_swagger_ui_html(
@@ -43,11 +44,11 @@ def install_docs(app: FastAPI) -> None:
             swagger_ui_parameters=app.swagger_ui_parameters,
         )
 
-    @app.get(OAUTH2_REDIRECT_URL, include_in_schema=False)
+    @app.get(OAUTH2_REDIRECT_URL, include_in_schema=False, response_class=HTMLResponse)
     async def swagger_ui_redirect() -> HTMLResponse:
         return get_swagger_ui_oauth2_redirect_html()
 
-    @app.get(REDOC_URL, include_in_schema=False)
+    @app.get(REDOC_URL, include_in_schema=False, response_class=HTMLResponse)
     async def redoc(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
         return get_redoc_html(

@@ -14,7 +14,12 @@ over unchanged, are read directly. The OpenAPI document is unchanged: FastAPI st
 the endpoint's signature for it.
 
 What such a route cannot take is refused when the app is built (``TypeError``), and an
-app with ``dependency_overrides`` set gets FastAPI's own handler back.
+app with ``dependency_overrides`` set gets FastAPI's own handler back (without the
+admission below: overrides are for tests).
+
+An endpoint declared to store (``app/api/admission.py``) is called inside its admission:
+after its body, its parameters and its dependencies (its token) were read, before it
+takes a request thread.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from pydantic_core import PydanticUndefined as Undefined
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.api.admission import Admitted
 from app.api.routing import StrictJSONRequest, StrictJSONRoute, check_media_type, read_body
 
 if TYPE_CHECKING:
@@ -270,6 +276,7 @@ class LeanRoute(StrictJSONRoute):
             raise TypeError(f"{where}: a LeanRoute takes one JSON body, not embedded")
         body_field = body_params[0] if body_params else None
         is_async = inspect.iscoroutinefunction(endpoint)
+        admitted = Admitted.of(endpoint, set(inspect.signature(endpoint).parameters), where)
 
         async def lean_handler(strict: StrictJSONRequest) -> Response:
             body: Any = Undefined
@@ -300,15 +307,22 @@ class LeanRoute(StrictJSONRoute):
                 errors += wrong
             if errors:
                 raise RequestValidationError(errors, body=None if body is Undefined else body)
-            if is_async:
-                response = await endpoint(**values)
+            if admitted is None:
+                response = await _call(endpoint, is_async, values)
             else:
-                response = await run_in_threadpool(endpoint, **values)
+                async with admitted.enter(strict, values):
+                    response = await _call(endpoint, is_async, values)
             if not isinstance(response, Response):  # its annotation said otherwise
                 raise TypeError(f"{where}: a LeanRoute's endpoint returns a Response")
             return response
 
         return lean_handler
+
+
+async def _call(endpoint: Callable[..., Any], is_async: bool, values: dict[str, Any]) -> Any:
+    if is_async:
+        return await endpoint(**values)
+    return await run_in_threadpool(endpoint, **values)
 
 
 def _lean_app(handler: LeanHandler, fallback: ASGIApp, app: FastAPI) -> ASGIApp:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hmac
 import os
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import Response
+from fastapi.responses import PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
+from app.api.client_address import request_client_ip
 from app.api.deps import ServiceHealth
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
 from app.api.router import LeanRouter
@@ -85,9 +87,30 @@ def _registry() -> CollectorRegistry:
     return registry
 
 
-@router.get("/metrics", include_in_schema=False)
-async def get_metrics() -> Response:
+@router.get("/metrics", include_in_schema=False, response_class=PlainTextResponse)
+async def get_metrics(request: Request) -> Response:
+    # What the service counts (routes, refusals, subscribers) is for its operators only:
+    # anyone else is told there is nothing here, as for any path that does not exist.
+    if not _may_read_metrics(request):
+        return problem_response(
+            request, "not-found", detail=f"No route or resource at {request.url.path}"
+        )
     return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)
+
+
+def _may_read_metrics(request: Request) -> bool:
+    """From ``METRICS_NETWORKS`` (loopback by default), or with ``METRICS_TOKEN``."""
+    settings = request.app.state.settings
+    if settings.metrics_token is not None:
+        scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+        expected = settings.metrics_token.get_secret_value().encode()
+        if scheme.lower() == "bearer" and hmac.compare_digest(presented.strip().encode(), expected):
+            return True
+    client = request_client_ip(request)
+    return client is not None and any(
+        client.version == network.version and client in network
+        for network in settings.metrics_networks
+    )
 
 
 @router.get("/problems", include_in_schema=False)

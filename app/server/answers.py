@@ -23,6 +23,8 @@ EDGE_REFUSALS = Counter(
 HEADERS_TOO_LARGE = "header-fields-too-large"
 CONNECTION_LIMIT = "connection-limit"
 CONNECTION_FLOOD = "connection-flood"
+ADDRESS_LIMIT = "address-limit"
+ADDRESS_FLOOD = "address-flood"
 PIPELINE_LIMIT = "pipeline-limit"
 HEADER_TIMEOUT = "header-timeout"
 BODY_TIMEOUT = "body-timeout"
@@ -81,18 +83,18 @@ def _closing_answer(
     return b"".join([*lines, b"\r\n", payload])
 
 
-def service_unavailable(max_connections: int, retry_after_seconds: int) -> ASGI3Application:
-    """The app a connection past ``max_connections`` is served by: one 503, then close."""
+def service_unavailable(detail: str, retry_after_seconds: int) -> ASGI3Application:
+    """The app a connection past a limit is served by: one 503 saying ``detail``, then
+    close."""
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
     retry_after = str(retry_after_seconds).encode()
 
     async def shed(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
-        refused(CONNECTION_LIMIT)
         payload = problem_bytes(
             problem_body(
                 "service-unavailable",
-                detail=f"The server is at its limit of {max_connections} connections.",
+                detail=detail,
                 instance=scope.get("path"),  # type: ignore[arg-type]
             )
         )

@@ -21,6 +21,10 @@ class EdgeLimits:
     body_timeout: float = 10.0
     send_timeout: float = 30.0
     max_connections: int = 1000
+    max_connections_per_address: int = 64
+    # CIDRs (as text: the limits are pickled for the workers) whose connections are not
+    # counted per address.
+    trusted_proxies: tuple[str, ...] = ()
     max_pipelined_requests: int = 16
     retry_after_seconds: int = 2
     # After a 431 the connection stops answering but keeps reading (and dropping) for a
@@ -38,6 +42,8 @@ class EdgeLimits:
             body_timeout=settings.body_timeout_seconds,
             send_timeout=settings.send_timeout_seconds,
             max_connections=settings.max_connections,
+            max_connections_per_address=settings.max_connections_per_address,
+            trusted_proxies=tuple(str(network) for network in settings.trusted_proxies),
             max_pipelined_requests=settings.max_pipelined_requests,
             retry_after_seconds=settings.retry_after_seconds,
         )

@@ -11,14 +11,16 @@ cycle and adds, per connection:
 - time: an idle connection (before its first request too) is closed after
   ``keepalive_timeout``; a request's line and headers must arrive within
   ``header_timeout`` of its first byte, and its body within ``body_timeout`` of its
-  headers (else a 408 problem and close: the app, which may hold a write slot while it
-  reads the body, reads a disconnect); a client that leaves answers unread for
+  headers (else a 408 problem and close: the app, still reading the body, reads a
+  disconnect); a client that leaves answers unread for
   ``send_timeout`` (the send buffer stays full) is cut off;
 - pipelining: at most ``max_pipelined_requests`` requests queued behind the one being
   answered; past that the queued ones are answered and the connection closes;
 - connections: past ``max_connections`` in this worker a connection's request is answered
   with a 503 problem (``Retry-After``) and the connection closed; past twice that it is
-  dropped at once, so that a flood cannot exhaust the file descriptors.
+  dropped at once, so that a flood cannot exhaust the file descriptors. The same holds
+  per client address past ``max_connections_per_address`` (a trusted proxy's connections
+  are not counted: :mod:`app.server.addresses`), so that one address cannot take them all.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
 from app.server import answers
+from app.server.addresses import counted_as, counts_of
 from app.server.limits import EdgeLimits
 
 logger = logging.getLogger("app.server")
@@ -57,7 +60,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self.timeout_keep_alive = int(self.limits.keepalive_timeout) or 1
         self._keepalive_seconds = self.limits.keepalive_timeout
         self._app = self.app
-        self._shed = False
+        # Set when this connection is past a limit: the detail of the 503 it is answered.
+        self._shed: str | None = None
+        self._address: str | None = None  # what it counts against, once counted
         # The head (request line and headers) of the next request being read.
         self._in_head = True
         self._head_wire_bytes = 0  # bytes fed to the parser while in the head
@@ -76,19 +81,38 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        limits = self.limits
         open_connections = len(self.connections)
-        if open_connections > self.limits.max_connections:
-            if open_connections > 2 * self.limits.max_connections:
+        if open_connections > limits.max_connections:
+            if open_connections > 2 * limits.max_connections:
                 answers.refused(answers.CONNECTION_FLOOD)
                 self._dead = True
                 transport.abort()
                 return
-            self._shed = True
+            answers.refused(answers.CONNECTION_LIMIT)
+            self._shed = f"The server is at its limit of {limits.max_connections} connections."
+        self._address = counted_as(self.client[0] if self.client else None, limits.trusted_proxies)
+        if self._address is not None:
+            from_address = counts_of(self.server_state).opened(self._address)
+            if from_address > limits.max_connections_per_address and self._shed is None:
+                if from_address > 2 * limits.max_connections_per_address:
+                    answers.refused(answers.ADDRESS_FLOOD)
+                    self._dead = True
+                    transport.abort()
+                    return
+                answers.refused(answers.ADDRESS_LIMIT)
+                self._shed = (
+                    f"The server is at its limit of {limits.max_connections_per_address} "
+                    "connections from one address."
+                )
         # uvicorn arms its keep-alive timer only after a first answer: a connection that
         # never sends anything would be held forever.
         self._arm_keepalive()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._address is not None:
+            counts_of(self.server_state).closed(self._address)
+            self._address = None
         for timer in (self._head_timer, self._body_timer, self._send_timer, self._linger_timer):
             if timer is not None:
                 timer.cancel()
@@ -200,10 +224,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if busy and len(self.pipeline) >= self.limits.max_pipelined_requests:
             self._refusal = answers.PIPELINE_LIMIT
             raise _Refused
-        if self._shed:
-            self.app = answers.service_unavailable(
-                self.limits.max_connections, self.limits.retry_after_seconds
-            )
+        if self._shed is not None:
+            self.app = answers.service_unavailable(self._shed, self.limits.retry_after_seconds)
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
@@ -289,8 +311,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             # The app answered without the body: that answer ends, then the connection.
             self._finish_then_close()
             return
-        # The app reads a disconnect (so that it lets go of what it holds, a write slot
-        # included) and what it answers then is dropped: this answer is the 408.
+        # The app reads a disconnect (so that it lets go of whatever it holds) and what it
+        # answers then is dropped: this answer is the 408.
         self._dead = True
         cycle.disconnected = True
         cycle.message_event.set()

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.api.routing import _reference_loads, strict_loads
-from bench.attacks import rss_mib
 from tests.settings import examples
+from tests.support.probes import rss_mib
 
 json_values = st.recursive(
     st.none()

@@ -1,5 +1,5 @@
 """A real ``python -m app`` with the edge's settings under test. The attacks and probes
-are bench/attacks.py's (raw sockets: below what an HTTP client library sends)."""
+are tests/support's (raw sockets: below what an HTTP client library sends)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ class EdgeServer(Server):
 def edge_server(tmp_path: Path, name: str, **env: str) -> Iterator[EdgeServer]:
     server = EdgeServer(f"sqlite:///{tmp_path}/{name}.db", tmp_path, name, env=env)
     try:
-        server.start().wait_ready()
+        # Generous: the machines these run on are shared, and a start may wait its turn.
+        server.start().wait_ready(timeout=90.0)
         yield server
     finally:
         server.stop()

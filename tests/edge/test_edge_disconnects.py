@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.attacks import client_disconnects
 from tests.edge.conftest import edge_server
+from tests.support.edge_attacks import client_disconnects
 
 
 def test_a_client_disconnect_counts_as_499_and_logs_no_error(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.attacks import complete_huge_header, connect, endless_headers, many_headers, read_all
 from tests.edge.conftest import edge_server
+from tests.support.edge_attacks import complete_huge_header, endless_headers, many_headers
+from tests.support.raw_http import connect, read_all
 
 REQUEST = b"GET /healthz HTTP/1.1\r\nHost: edge\r\n"
 

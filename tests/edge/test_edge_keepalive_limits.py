@@ -6,8 +6,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from bench.attacks import connect, read_all, status_of
 from tests.edge.conftest import edge_server
+from tests.support.raw_http import connect, read_all, status_of
 
 SMALL = b"GET /healthz HTTP/1.1\r\nHost: edge\r\n" + b"X-A: b\r\n" * 20 + b"\r\n"
 LARGE = b"GET /healthz HTTP/1.1\r\nHost: edge\r\nX-Big: " + b"a" * 5000 + b"\r\n\r\n"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.attacks import connect, pipelined_unread, read_all
 from tests.edge.conftest import edge_server
+from tests.support.edge_attacks import pipelined_unread
+from tests.support.raw_http import connect, read_all
 
 
 def test_pipelining_past_the_limit_answers_the_queued_requests_then_closes(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench.attacks import connect, read_all, status_of
 from tests.edge.conftest import closed_within, edge_server
+from tests.support.raw_http import connect, read_all, status_of
 
 
 def test_a_connection_that_sends_nothing_is_closed_after_the_keepalive_timeout(

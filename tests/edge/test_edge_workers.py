@@ -8,8 +8,8 @@ import socket
 import time
 from pathlib import Path
 
-from bench.attacks import alive, children_of
 from tests.edge.conftest import EdgeServer
+from tests.support.probes import alive, children_of
 
 
 def _workers(master: int) -> list[int]:

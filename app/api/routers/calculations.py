@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from app.api.admission import stores_nothing
 from app.api.deps import calculations_of
 from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
@@ -32,6 +33,7 @@ INPUT_PROBLEMS = problem_responses("validation-error", "unsupported-media-type")
     response_model=VaticanReportResult,
     responses=INPUT_PROBLEMS,
 )
+@stores_nothing
 async def calculate_vatican_report(
     body: VaticanReportCalculation, request: Request
 ) -> JSONModelResponse:
@@ -50,6 +52,7 @@ async def calculate_vatican_report(
     response_model=GainsResult,
     responses=INPUT_PROBLEMS,
 )
+@stores_nothing
 async def calculate_gains(body: GainsCalculation, request: Request) -> JSONDocumentResponse:
     """R-GAIN-*: what each gain really delivers, step by step."""
     result = calculations_of(request).gains(
@@ -64,6 +67,7 @@ async def calculate_gains(body: GainsCalculation, request: Request) -> JSONDocum
     response_model=ActionValueResult,
     responses=INPUT_PROBLEMS,
 )
+@stores_nothing
 async def calculate_action_value(
     body: ActionValueCalculation, request: Request
 ) -> JSONModelResponse:
@@ -78,6 +82,7 @@ async def calculate_action_value(
     response_model=PlacementOrderResult,
     responses=INPUT_PROBLEMS,
 )
+@stores_nothing
 async def calculate_placement_order(
     body: PlacementOrderCalculation, request: Request
 ) -> JSONModelResponse:
@@ -92,6 +97,7 @@ async def calculate_placement_order(
     response_model=FinalScoresResult,
     responses=INPUT_PROBLEMS,
 )
+@stores_nothing
 async def calculate_final_scores(
     body: FinalScoresCalculation, request: Request
 ) -> JSONDocumentResponse:

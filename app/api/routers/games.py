@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
+from app.api.admission import changes_game, creates_game, stores_nothing
 from app.api.client_address import ClientAddress
 from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
@@ -87,6 +88,7 @@ def not_modified(version: int) -> Response:
         "service-unavailable",
     ),
 )
+@creates_game
 def create_game(
     body: GameCreate, games: GameUseCases, key: IdempotencyKey, client: ClientAddress
 ) -> Response:
@@ -124,6 +126,7 @@ async def get_game(
     response_model=PlayerFaithRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_player_faith(
     game_id: str,
     player_id: str,
@@ -154,6 +157,7 @@ def set_player_faith(
         **problem_responses(*READ_PROBLEMS, "forbidden", "version-mismatch"),
     },
 )
+@changes_game
 def delete_game(game_id: str, games: GameUseCases, token: Token, if_match: IfMatch) -> Response:
     """The host deletes the game, with its events, the answers of its idempotency keys and
     its limits, in one transaction. Whoever follows it live has the stream (or long-poll)
@@ -171,6 +175,7 @@ def delete_game(game_id: str, games: GameUseCases, token: Token, if_match: IfMat
         *CHANGE_PROBLEMS, "idempotency-key-reused", "idempotency-in-flight"
     ),
 )
+@changes_game
 def change_player_faith(
     game_id: str,
     player_id: str,
@@ -205,6 +210,7 @@ def change_player_faith(
         "idempotency-in-flight",
     ),
 )
+@changes_game
 def advance_round(
     game_id: str, games: GameUseCases, token: Token, if_match: IfMatch, key: IdempotencyKey
 ) -> Response:
@@ -223,6 +229,7 @@ def advance_round(
     response_model=FaithBatchRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_faith(
     game_id: str, body: FaithBatchUpdate, games: GameUseCases, token: Token, if_match: IfMatch
 ) -> JSONModelResponse:
@@ -243,6 +250,7 @@ def set_faith(
     response_model=PlayerRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_leaders(
     game_id: str,
     player_id: str,
@@ -262,6 +270,7 @@ def set_leaders(
     response_model=GameRead,
     responses=problem_responses(*CHANGE_PROBLEMS),
 )
+@changes_game
 def set_turn_order(
     game_id: str, body: TurnOrderUpdate, games: GameUseCases, token: Token, if_match: IfMatch
 ) -> Response:
@@ -284,6 +293,7 @@ def set_turn_order(
         "service-unavailable",
     ),
 )
+@stores_nothing
 def gain_adjustments(
     game_id: str, player_id: str, body: PlayerGainsCalculation, games: GameUseCases, token: Token
 ) -> JSONDocumentResponse:
@@ -307,6 +317,7 @@ def gain_adjustments(
         "service-unavailable",
     ),
 )
+@stores_nothing
 def game_final_scores(
     game_id: str, body: GameFinalScoresCalculation, games: GameUseCases, token: Token
 ) -> JSONDocumentResponse:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Response
 
+from app.api.admission import changes_game
 from app.api.deps import HistoryUseCases
 from app.api.headers import IdempotencyKey, IfMatch, Token
 from app.api.problems import problem_responses
@@ -24,6 +25,7 @@ IDEMPOTENT = ("idempotency-key-reused", "idempotency-in-flight")
     response_model=UndoRead,
     responses=problem_responses(*CHANGE_PROBLEMS, "nothing-to-undo", *IDEMPOTENT),
 )
+@changes_game
 def undo_change(
     game_id: str, history: HistoryUseCases, token: Token, if_match: IfMatch, key: IdempotencyKey
 ) -> Response:
@@ -42,6 +44,7 @@ def undo_change(
     response_model=RedoRead,
     responses=problem_responses(*CHANGE_PROBLEMS, "nothing-to-redo", *IDEMPOTENT),
 )
+@changes_game
 def redo_change(
     game_id: str, history: HistoryUseCases, token: Token, if_match: IfMatch, key: IdempotencyKey
 ) -> Response:

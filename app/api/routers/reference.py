@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Query, Response
 
+from app.api.admission import stores_nothing
 from app.api.deps import TileCatalogue
 from app.api.problems import problem_responses
 from app.api.responses import JSONModelResponse, raw_json_response
@@ -86,6 +87,7 @@ async def get_tile(tile_id: str, catalogue: TileCatalogue) -> JSONModelResponse:
     response_model=TileDrawRead,
     responses=problem_responses("validation-error", "unknown-expansion", "unsupported-media-type"),
 )
+@stores_nothing
 async def draw(body: TileDrawCreate, catalogue: TileCatalogue) -> JSONModelResponse:
     """R-DRAW-1/2: one tile per period, reproducible from the seed (nothing is stored).
     The algorithm is documented in docs/rules.md so a client can verify the draw."""

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Path, Response
 
+from app.api.admission import changes_game
 from app.api.deps import ReportUseCases
 from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
 from app.api.presenters import report_read
@@ -65,6 +66,7 @@ def get_report(
     response_model=ReportRead,
     responses=problem_responses(*CHANGE_PROBLEMS, "not-eligible"),
 )
+@changes_game
 def set_decision(
     game_id: str,
     player_id: str,
@@ -92,6 +94,7 @@ def set_decision(
         "idempotency-in-flight",
     ),
 )
+@changes_game
 def resolve_report(
     game_id: str,
     body: ResolutionCreate,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Path, Response
 
+from app.api.admission import changes_game, recovers_game
 from app.api.deps import SeatUseCases
 from app.api.headers import IdempotencyKey, IfMatch, Token
 from app.api.problems import problem_responses
@@ -31,6 +32,7 @@ IDEMPOTENT = ("idempotency-key-reused", "idempotency-in-flight")
     response_model=SeatTokenRead,
     responses=problem_responses(*CHANGE_PROBLEMS, *IDEMPOTENT),
 )
+@changes_game
 def issue_seat_token(
     game_id: str,
     seat: Seat,
@@ -62,6 +64,7 @@ def issue_seat_token(
         **problem_responses(*CHANGE_PROBLEMS),
     },
 )
+@changes_game
 def revoke_seat_token(
     game_id: str, seat: Seat, seats: SeatUseCases, token: Token, if_match: IfMatch
 ) -> Response:
@@ -90,6 +93,7 @@ def revoke_seat_token(
         *IDEMPOTENT,
     ),
 )
+@recovers_game
 def recover_host_seat(
     game_id: str, body: RecoveryCreate, seats: SeatUseCases, key: IdempotencyKey
 ) -> Response:

@@ -1,0 +1,258 @@
+"""Admission of the requests that store: what they may take that other games share, and
+when.
+
+A change of a stored game runs on one of the request threads (``THREADPOOL_SIZE``) and
+may wait there on a lock (another writer's row lock on PostgreSQL, the write lock on
+SQLite) for up to ``DB_LOCK_TIMEOUT_MS``. So a change is admitted to a thread only
+
+1. once its route is known and its body complete (a route reads its body on the event
+   loop, before this), so a client that stalls holds nothing but its connection;
+2. once its token is one of its game's (the same 404 and 401 the change itself would
+   answer, read on the event loop where the database allows it, else for the length of
+   one read that never waits for a writer), so a stranger holds nothing either; a token
+   already admitted for a game is remembered (a bounded cache) and not read again, since
+   the change authenticates again in its own transaction anyway;
+3. when no other change of the same game is under way in this process (the game's turn,
+   waited for on the event loop), so the changes of a game that is stuck (its row held
+   locked, its changes slow or many) queue behind each other and hold at most one
+   thread and one place in the queue for the shared write slots;
+4. when one of the process's write slots is free: fewer than the threads, so a read
+   always finds a thread; on SQLite one, since its writers all take the one write lock
+   of the database anyway and are better queued here, in order, than polling for it.
+
+Waiting for 3 and 4 together is bounded by ``DB_POOL_TIMEOUT_MS``; past it the answer is
+a 503 ``service-unavailable`` with ``Retry-After``, counted in
+``write_gate_refused_total``. A game's creation has no game and no token yet: it waits
+for a write slot only.
+
+A route declares what it stores by one of the decorators below (``changes_game``,
+``recovers_game``, ``creates_game``, ``stores_nothing``); its
+:class:`~app.api.lean_route.LeanRoute` enters the admission around the endpoint's call. A
+test checks that every route of the app that is not a ``GET`` declares one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar
+
+from prometheus_client import Counter
+from starlette.requests import Request
+
+from app.api.problems.catalogue import ServiceUnavailable
+from app.services.tokens import hash_token
+
+REFUSED = Counter(
+    "write_gate_refused_total",
+    "Changes answered 503 because the previous change of their game (waited_for=game) or "
+    "a write slot (waited_for=slot) did not free up within DB_POOL_TIMEOUT_MS.",
+    ["waited_for"],
+)
+
+#: The name of the attribute a declaration sets on an endpoint.
+_DECLARED = "__stores__"
+#: Admitted (game, token hash) pairs remembered per process.
+ADMITTED_CACHE_SIZE = 4096
+
+E = TypeVar("E", bound=Callable[..., Any])
+CheckAccess = Callable[[str, str | None], Awaitable[object]]
+
+
+class Stores(Enum):
+    """What a route's request may store, declared on its endpoint."""
+
+    #: A change of the stored game named by its ``game_id``, sent with its ``token``.
+    GAME_CHANGE = "a change of one stored game"
+    #: A change of the stored game named by its ``game_id`` sent with no token: its own
+    #: transaction checks the secret it carries (the host's recovery code).
+    GAME_RECOVERY = "a change of one stored game by a secret of its own"
+    #: A new game.
+    GAME_CREATION = "a new game"
+    #: Nothing: it computes from its request (and may read a stored game).
+    NOTHING = "nothing"
+
+
+def _declare(stores: Stores) -> Callable[[E], E]:
+    def declare(endpoint: E) -> E:
+        setattr(endpoint, _DECLARED, stores)
+        return endpoint
+
+    return declare
+
+
+#: The endpoint changes the game of its ``game_id`` path parameter, authenticated by its
+#: ``token`` parameter: admitted as a change (steps 1 to 4 above).
+changes_game = _declare(Stores.GAME_CHANGE)
+#: The endpoint changes the game of its ``game_id`` path parameter with no token (the
+#: secret it carries is checked in the change's own transaction): its game's turn and a
+#: write slot, as a change, so a stranger trying codes holds at most one thread per game.
+recovers_game = _declare(Stores.GAME_RECOVERY)
+#: The endpoint creates a game: it waits for a write slot.
+creates_game = _declare(Stores.GAME_CREATION)
+#: The endpoint stores nothing: admitted at once.
+stores_nothing = _declare(Stores.NOTHING)
+
+
+def declared(endpoint: Callable[..., Any]) -> Stores | None:
+    """What ``endpoint`` was declared to store, or None when it was not."""
+    stores = getattr(endpoint, _DECLARED, None)
+    return stores if isinstance(stores, Stores) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """The names of the endpoint parameters a change is admitted by."""
+
+    stores: Stores
+    game_param: str = "game_id"
+    token_param: str = "token"
+
+    @classmethod
+    def of(cls, endpoint: Callable[..., Any], params: set[str], where: str) -> Admitted | None:
+        """How a route whose endpoint takes ``params`` is admitted; None: at once."""
+        stores = declared(endpoint)
+        if stores is None or stores is Stores.NOTHING:
+            return None
+        admitted = cls(stores)
+        if (
+            stores is Stores.GAME_CHANGE
+            and not {admitted.game_param, admitted.token_param} <= params
+        ):
+            raise TypeError(
+                f"{where}: a route that changes a game takes its "
+                f"{admitted.game_param!r} and {admitted.token_param!r}"
+            )
+        if stores is Stores.GAME_RECOVERY and admitted.game_param not in params:
+            raise TypeError(f"{where}: a route that recovers a game takes its game_id")
+        return admitted
+
+    def enter(
+        self, request: Request, values: Mapping[str, Any]
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """The admission of this request, whose endpoint will be called with ``values``."""
+        gate: WriteAdmission = request.app.state.write_admission
+        if self.stores is Stores.GAME_CHANGE:
+            return gate.change(values[self.game_param], values[self.token_param])
+        if self.stores is Stores.GAME_RECOVERY:
+            return gate.recovery(values[self.game_param])
+        return gate.creation()
+
+
+class WriteAdmission:
+    """One process's admission of changes (see the module's docstring).
+
+    ``check_access(game_id, token)`` raises what the change would for a token that may not
+    change the game (404 ``not-found``, 401 ``unauthorized``).
+    """
+
+    def __init__(self, *, slots: int, wait_s: float, check_access: CheckAccess) -> None:
+        self.slots = slots
+        self.wait_s = wait_s
+        self._check_access = check_access
+        self._admitted: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._turns: dict[str, _Turn] = {}
+        self._slots = asyncio.Semaphore(slots)
+
+    @contextlib.asynccontextmanager
+    async def change(self, game_id: str, token: str | None) -> AsyncIterator[None]:
+        await self._check(game_id, token)
+        self._follow_running_loop()
+        deadline = asyncio.get_running_loop().time() + self.wait_s
+        async with self._turn(game_id, deadline), self._slot(deadline):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def recovery(self, game_id: str) -> AsyncIterator[None]:
+        self._follow_running_loop()
+        deadline = asyncio.get_running_loop().time() + self.wait_s
+        async with self._turn(game_id, deadline), self._slot(deadline):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def creation(self) -> AsyncIterator[None]:
+        self._follow_running_loop()
+        async with self._slot(asyncio.get_running_loop().time() + self.wait_s):
+            yield
+
+    def busy_games(self) -> int:
+        """Games with a change under way or waiting, in this process."""
+        return len(self._turns)
+
+    async def _check(self, game_id: str, token: str | None) -> None:
+        if token is None:  # nothing to remember: the check answers 404 or 401
+            await self._check_access(game_id, token)
+            return
+        key = (game_id, hash_token(token))
+        if key in self._admitted:
+            self._admitted.move_to_end(key)
+            return
+        await self._check_access(game_id, token)
+        self._admitted[key] = None
+        if len(self._admitted) > ADMITTED_CACHE_SIZE:
+            self._admitted.popitem(last=False)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, game_id: str, deadline: float) -> AsyncIterator[None]:
+        turn = self._turns.get(game_id)
+        if turn is None:
+            turn = self._turns[game_id] = _Turn()
+        turn.holders += 1
+        try:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await turn.lock.acquire()
+            except TimeoutError:
+                REFUSED.labels("game").inc()
+                raise ServiceUnavailable(
+                    "Another change held what this one needs (an earlier change of this "
+                    f"game, still under way after {self.wait_s * 1000:.0f} ms); retry shortly."
+                ) from None
+            try:
+                yield
+            finally:
+                turn.lock.release()
+        finally:
+            turn.holders -= 1
+            if turn.holders == 0:
+                del self._turns[game_id]
+
+    @contextlib.asynccontextmanager
+    async def _slot(self, deadline: float) -> AsyncIterator[None]:
+        try:
+            async with asyncio.timeout_at(deadline):
+                await self._slots.acquire()
+        except TimeoutError:
+            REFUSED.labels("slot").inc()
+            raise ServiceUnavailable(
+                f"{self.slots} changes are already waiting on the database; retry shortly."
+            ) from None
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+    def _follow_running_loop(self) -> None:
+        """Locks and the semaphore belong to one event loop: a new loop (a test's second
+        client, say) starts with none of the old loop's waiters."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop = loop
+            self._turns = {}
+            self._slots = asyncio.Semaphore(self.slots)
+
+
+class _Turn:
+    """A game's turn: the lock its changes take one at a time, and how many hold or wait
+    for it (the entry goes when none do, so only games with changes in flight cost)."""
+
+    __slots__ = ("holders", "lock")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.holders = 0
