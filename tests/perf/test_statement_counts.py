@@ -28,7 +28,10 @@ PINNED: dict[str, dict[str, int]] = {
         "getGame": 2,  # BEGIN; SELECT the document
         "getGameNotModified": 2,  # BEGIN; SELECT the version
         "getReport": 2,  # BEGIN; SELECT the state
-        "setPlayerFaith": 4,  # BEGIN IMMEDIATE; SELECT (locked); UPDATE games; INSERT events
+        # The first change a token makes in a process: its admission reads the game's token
+        # hashes once (BEGIN; SELECT; app/api/admission.py), then BEGIN IMMEDIATE; SELECT
+        # (locked); UPDATE games; INSERT events. Later changes by that token: the last four.
+        "setPlayerFaith": 6,
         "setFaith": 4,
         "setReportDecision": 4,
         "resolveReport": 4,
@@ -45,8 +48,9 @@ PINNED: dict[str, dict[str, int]] = {
         "issueSeatToken": 5,
         "revokeSeatToken": 5,
         "recoverHostSeat": 5,
-        # BEGIN IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
-        "deleteGame": 5,
+        # By the recovered host token, new to the admission: BEGIN; SELECT; then BEGIN
+        # IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
+        "deleteGame": 7,
     },
 }
 # PostgreSQL: a read of a game is one SELECT on the async reads' autocommit connections
@@ -60,7 +64,7 @@ PINNED["postgresql"] = {
     **PINNED["sqlite"],
     "getGame": 1,
     "getGameNotModified": 1,
-    "setPlayerFaith": 2,
+    "setPlayerFaith": 3,  # its admission's read of the token hashes, then the two
     "setFaith": 2,
     "setReportDecision": 2,
     "resolveReport": 3,
@@ -73,7 +77,9 @@ PINNED["postgresql"] = {
     "issueSeatToken": 4,
     "revokeSeatToken": 4,
     "recoverHostSeat": 4,
-    "deleteGame": 6,  # and one SELECT of pg_notify, which the other processes hear
+    # The admission's read (a new token), then the transaction, and one SELECT of
+    # pg_notify, which the other processes hear.
+    "deleteGame": 7,
 }
 
 NAMES = ["Anna", "Bruno", "Carla", "Dario", "Elena"]

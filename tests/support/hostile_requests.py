@@ -126,6 +126,8 @@ WRONG_IDS = [
     "p1",
 ]
 PLAYER_IDS = ["p1", "p2", "p3", "p4", "p5", "p0", "p6", "P1", "p01", "p1%00", "%C2%B2", ""]
+# A seat: the host's or a player's (seat tokens).
+SEATS = ["host", "p1", "p2", "HOST", "p9", "host%00", "%C2%B2", ""]
 PERIODS = ["1", "2", "3", "0", "4", "-1", "1.0", "01", "1e0", "²", "9" * 400]
 TILE_IDS = ["I-1", "II-7", "III-4", "IV-1", "I-0", "i-1", "I-%00", "%C2%B2"]
 SLUGS = ["not-found", "validation-error", "nope", "%00", "../problems"]
@@ -279,6 +281,7 @@ def _fill(rng: random.Random, path: str, target: Target, wrong: bool) -> str:
             return _choose(rng, WRONG_IDS) if wrong else _choose(rng, list(target.game_ids))
         table = {
             "player_id": PLAYER_IDS,
+            "seat": SEATS,
             "period": PERIODS,
             "tile_id": TILE_IDS,
             "slug": SLUGS,
