@@ -44,21 +44,6 @@ class Answer:
     retry_after: str | None
 
 
-def known_last_event_id_500(request: HostileRequest) -> bool:
-    """The one 500 known before this suite: a ``Last-Event-ID`` that ``str.isdigit()``
-    takes and ``int()`` refuses (``²``, ``³``, ``¹`` as latin-1, or past 4,300 digits) on
-    the stream route. Its fix belongs to app/api/routers/live.py (another change);
-    ``test_a_last_event_id_of_superscript_digits_is_a_4xx`` says when it has landed, and
-    then this exception goes."""
-    if request.operation.path != STREAM:
-        return False
-    for value in request.headers.get("last-event-id", []):
-        text = value.decode("latin-1").strip()
-        if text.isdigit() and (not text.isascii() or len(text) > 4300):
-            return True
-    return False
-
-
 @contextlib.contextmanager
 def hostile_server(tmp_path: Path, database_url: str | None = None) -> Iterator[Server]:
     url = database_url or f"sqlite:///{tmp_path}/hostile.db"
@@ -154,19 +139,15 @@ def test_generated_hostile_traffic_gets_no_500_and_no_503_without_retry_after(
             ).status_code
     statuses = Counter(answer.status for answer in answers)
     errors = [a for a in answers if a.status is not None and a.status >= 500]
-    known = [a for a in errors if a.status == 500 and known_last_event_id_500(a.request)]
     failures = [
         f"{a.status} {a.request.label}: {a.request.raw[:300]!r}"
         for a in errors
-        if a not in known and (a.status != 503 or not a.retry_after)
+        if a.status != 503 or not a.retry_after
     ]
     print(
         f"\n{len(answers)} hostile requests in {took:.1f} s; statuses "
         f"{dict(sorted(statuses.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)))}"
     )
-    if known:
-        print(f"KNOWN 500 (Last-Event-ID, the streams fix): {len(known)} requests, e.g.")
-        print("\n".join(f"  {a.request.raw[:200]!r}" for a in known[:3]))
     assert len(answers) == len(requests) == count
     assert failures == []
     assert healthy == 200 and created.status_code == 201 and changed == 200
@@ -174,12 +155,6 @@ def test_generated_hostile_traffic_gets_no_500_and_no_503_without_retry_after(
     assert statuses[None] < count // 20, statuses
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="KNOWN 500: Last-Event-ID that str.isdigit() takes and int() refuses, on the "
-    "stream route; fixed in app/api/routers/live.py by the streams change. Once it has "
-    "landed this passes: remove this mark and known_last_event_id_500.",
-)
 def test_a_last_event_id_of_superscript_digits_is_a_4xx(tmp_path: Path) -> None:
     with hostile_server(tmp_path) as server:
         target = _target(server.base_url)

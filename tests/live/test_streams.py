@@ -165,9 +165,14 @@ async def test_a_token_of_another_game_and_an_unknown_game(
     assert response.status_code == 401
     missing = await on_b.get(f"/v1/games/{'0' * 32}/events/stream", headers=game.host())
     assert (missing.status_code, missing.json()["type"].rsplit("/", 1)[-1]) == (404, "not-found")
-    bad = await on_b.get(f"{game.url}/events/stream", headers={**game.host(), "Last-Event-ID": "x"})
-    assert bad.status_code == 422
-    assert bad.json()["errors"][0]["loc"] == ["header", "Last-Event-ID"]
+    # RFC 9110 digits only, and no more of them than the largest seq has: superscripts
+    # (which str.isdigit takes), a sign and 4,301 digits (which int() refuses) included.
+    for value in (b"x", b"\xb2", b"\xb9", b"+1", b"1_0", b"9" * 4301, b"2147483648"):
+        bad = await on_b.get(
+            f"{game.url}/events/stream", headers={**game.host(), "Last-Event-ID": value}
+        )
+        assert bad.status_code == 422, (value[:12], bad.status_code)
+        assert bad.json()["errors"][0]["loc"] == ["header", "Last-Event-ID"]
 
 
 async def test_clients_that_vanish_leave_no_subscriber_behind(

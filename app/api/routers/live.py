@@ -15,7 +15,7 @@ from app.api.deps import GameUseCases, LiveGames
 from app.api.headers import Token
 from app.api.problems import problem_responses
 from app.api.router import LeanRouter
-from app.api.schemas.base import WholeNumber
+from app.api.schemas.base import WholeNumber, is_ascii_digits
 from app.api.schemas.games import EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
@@ -91,8 +91,8 @@ def _resume_point(after: int, last_event_id: str | None) -> int:
     wins over ``after`` (what its first URL said)."""
     if last_event_id is None:
         return after
-    value = last_event_id.strip()
-    if not value.isdigit() or int(value) > _MAX_SEQ:
+    value = last_event_id.strip(" \t")
+    if not is_ascii_digits(value, len(str(_MAX_SEQ))) or int(value) > _MAX_SEQ:
         raise InvalidInput(
             f"Last-Event-ID must be the seq of an event (0 to {_MAX_SEQ})",
             loc=("header", "Last-Event-ID"),

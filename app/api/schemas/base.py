@@ -21,8 +21,16 @@ PeriodKey = Literal["1", "2", "3"]
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
 
 
+def is_ascii_digits(text: str, max_length: int) -> bool:
+    """Whether ``text`` is 1 to ``max_length`` of the digits 0-9 (RFC 9110's DIGIT).
+    ``str.isdigit`` is not enough: it takes superscripts and other scripts' digits, which
+    ``int`` then refuses or reads as another number."""
+    return 0 < len(text) <= max_length and text.isascii() and text.isdigit()
+
+
 def _digits_only(value: Any) -> Any:
-    if isinstance(value, str) and not value.isdigit():
+    # 20 digits hold any 64-bit number; longer text is refused before it is parsed.
+    if isinstance(value, str) and not is_ascii_digits(value, 20):
         raise ValueError("must be a whole number written with digits")
     return value
 
