@@ -65,3 +65,46 @@ async def timed_call(http: httpx.AsyncClient, call: Call) -> Timed:
 async def fire(http: httpx.AsyncClient, calls: Sequence[Call]) -> list[Timed]:
     """Every call at once; each answer's own time."""
     return list(await asyncio.gather(*(timed_call(http, call) for call in calls)))
+
+
+# Every setting that bounds a wait on the database: the outage tests of this folder that
+# prove the contract run with none of them set, that is with the settings' defaults.
+BOUND_SETTINGS = (
+    "DB_POOL_SIZE",
+    "DB_POOL_TIMEOUT_MS",
+    "DB_CONNECT_TIMEOUT_S",
+    "DB_LOCK_TIMEOUT_MS",
+    "DB_STATEMENT_TIMEOUT_MS",
+    "DB_HOLD_TIMEOUT_MS",
+    "READYZ_TIMEOUT_MS",
+    "THREADPOOL_SIZE",
+    "MAX_CONCURRENT_WRITES",
+    "RETRY_AFTER_SECONDS",
+)
+#: The settings' default Retry-After (RETRY_AFTER_SECONDS).
+DEFAULT_RETRY_AFTER = "2"
+#: The contract: with the default settings, a stored call on a frozen PostgreSQL answers
+#: 503 with Retry-After within this many seconds of being sent (docs/scaling.md).
+OUTAGE_BOUND_S = 10.0
+
+
+async def recovered(http: httpx.AsyncClient, url: str, auth: dict[str, str]) -> float:
+    """Seconds until the same process is ready and serves ``url`` again (within 20 s)."""
+    start = time.monotonic()
+    while True:
+        ready = await http.get("/readyz")
+        read = await http.get(url, headers=auth)
+        if ready.status_code == 200 and read.status_code == 200:
+            return time.monotonic() - start
+        assert time.monotonic() - start < 20, f"no recovery: {ready.status_code} {read.text}"
+        await asyncio.sleep(0.1)
+
+
+def assert_refused_within_the_bound(answers: Sequence[Timed]) -> None:
+    """Each answer is a 503 ``service-unavailable`` with the default Retry-After, sent
+    within ``OUTAGE_BOUND_S``."""
+    report = "\n".join(map(str, answers))
+    for answer in answers:
+        assert answer.status == 503 and answer.slug == "service-unavailable", report
+        assert answer.retry_after == DEFAULT_RETRY_AFTER, report
+        assert answer.seconds < OUTAGE_BOUND_S, report
