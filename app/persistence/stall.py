@@ -55,9 +55,11 @@ class StallBreaker:
         self._probe = probe
         self._interval_s = interval_s
         self._stalled = threading.Event()
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._prober: threading.Thread | None = None
-        self._closed = threading.Event()
+        # A prober runs while its generation is current: ``close`` ends it (even one still
+        # waiting on a frozen server), and the next ``trip`` starts a new one.
+        self._generation = 0
 
     @property
     def stalled(self) -> bool:
@@ -73,40 +75,41 @@ class StallBreaker:
         """A call got no answer within a bound: the database is stalled until a probe
         gets one (``why`` goes to the log)."""
         with self._lock:
-            if self._closed.is_set():
-                return
             if not self._stalled.is_set():
                 self._stalled.set()
                 STALLS.inc()
                 logger.warning("database stalled (%s): calls fail at once until it answers", why)
             if self._prober is None:
-                self._prober = threading.Thread(target=self._run, name="db-probe", daemon=True)
+                self._prober = threading.Thread(
+                    target=self._run, args=(self._generation,), name="db-probe", daemon=True
+                )
                 self._prober.start()
 
     def close(self) -> None:
-        """Stop probing (the database is being disposed of); a later trip starts again."""
+        """Stop probing and forget the stall (the database is being disposed of)."""
         with self._lock:
-            self._closed.set()
-            prober, self._prober = self._prober, None
-        if prober is not None and prober is not threading.current_thread():
-            prober.join(timeout=10)
-        with self._lock:
-            self._closed.clear()
+            self._generation += 1
+            self._prober = None
             self._stalled.clear()
+            self._lock.notify_all()
 
-    def _run(self) -> None:
-        while not self._closed.is_set():
+    def _run(self, generation: int) -> None:
+        while True:
             try:
                 self._probe()
             except Exception as exc:
                 logger.debug("database probe got no answer: %s", exc)
-                self._closed.wait(self._interval_s)
+                with self._lock:
+                    if generation != self._generation:
+                        return
+                    self._lock.wait(self._interval_s)
+                    if generation != self._generation:
+                        return
                 continue
             with self._lock:
+                if generation != self._generation:
+                    return
                 self._stalled.clear()
                 self._prober = None
             logger.warning("database answers again: calls go through")
             return
-        with self._lock:
-            if self._prober is threading.current_thread():
-                self._prober = None
