@@ -72,8 +72,7 @@ test("from the changes in effect: a Faith change counts, an undone Faith entry d
   // The SDK's history lists the changes of play in effect, oldest first (no creation).
   assert.equal(reportDue(2, signalsOf([]), null), null);
   assert.equal(reportDue(2, signalsOf([{ type: "faith_changed" }]), null), "report");
-  assert.equal(reportDue(2, signalsOf([{ type: "leaders_set" }]), null), null);
-  // The host undid the only Faith entry: it is no longer in effect, nothing is due.
+  // Leaders, then a Faith entry the host undid: only the leaders are in effect, nothing is due.
   assert.equal(reportDue(2, signalsOf([{ type: "leaders_set" }]), null), null);
   // Period I resolved, then the resolution undone: period I's Faith entry counts again.
   assert.equal(reportDue(4, signalsOf([{ type: "faith_set" }, { type: "report_resolved" }]), null), null);
