@@ -3,7 +3,7 @@
 // round, each player's excommunications and invite, the calculators, the final score, the
 // host seat's recovery code and the game's deletion. It renders the snapshots of the SDK's
 // GameState: nothing is read again after a change, its own or another device's.
-import { isProblem, type GameSnapshot, type GameState, type StateEnd, type VaticanReportClient } from "@vatican-report/client";
+import { endOf, isProblem, type GameSnapshot, type GameState, type StateEnd, type VaticanReportClient } from "@vatican-report/client";
 import { anonymous, openGame, tokens, withFreshRetry, type Connection } from "./api.js";
 import { calculators } from "./calculators.js";
 import { adminSection, historyControls } from "./host-controls.js";
@@ -32,6 +32,7 @@ export class HostScreen {
   };
   private busy = false;
   private confirmingDelete = false;
+  private finished: StateEnd | null = null;
   private readonly openInvites = new Set<string>();
   private undecided: Undecided = "wait";
   private close: () => void = () => undefined;
@@ -54,13 +55,21 @@ export class HostScreen {
   ) {}
 
   async start(): Promise<void> {
-    const [track, live] = await Promise.all([
-      anonymous().getFaithTrack(),
-      openGame(this.gameId, this.token, (state) => {
-        this.connection = state;
-        this.renderHeader();
-      }),
-    ]);
+    let track, live;
+    try {
+      [track, live] = await Promise.all([
+        anonymous().getFaithTrack(),
+        openGame(this.gameId, this.token, (state) => {
+          this.connection = state;
+          this.renderHeader();
+        }),
+      ]);
+    } catch (error) {
+      // Opened after the host seat moved to another device, or after the game was deleted.
+      const end = endOf(error);
+      if (end.reason === "failed") throw error;
+      return this.ended(end);
+    }
     this.track = track.data;
     this.client = live.client;
     this.state = live.state;
@@ -169,7 +178,8 @@ export class HostScreen {
   }
 
   private renderHeader(): void {
-    replace(this.parts.header, header(t("game", { id: this.gameId.slice(0, 8) }), this.connection, () => this.mount()));
+    const rerender = () => (this.finished ? this.ended(this.finished) : this.mount());
+    replace(this.parts.header, header(t("game", { id: this.gameId.slice(0, 8) }), this.connection, rerender));
   }
 
   private renderTrack(): void {
@@ -324,6 +334,7 @@ export class HostScreen {
    * this device kept for the game is dropped when it can no longer be used. */
   private ended(end: StateEnd): void {
     if (end.reason === "closed") return;
+    this.finished = end;
     if (end.reason === "deleted") tokens.forget(this.gameId);
     const text =
       end.reason === "deleted" ? t("game_deleted") : end.reason === "seat-closed" ? t("host_seat_closed") : null;

@@ -1,6 +1,6 @@
 // A player's phone: their own Faith, their support/refuse choice when they may choose, and
 // the result of each report, live.
-import type { GameEvent, GameSnapshot, GameState, StateEnd, VaticanReportClient } from "@vatican-report/client";
+import { endOf, type GameEvent, type GameSnapshot, type GameState, type StateEnd, type VaticanReportClient } from "@vatican-report/client";
 import { anonymous, openGame, withFreshRetry, type Connection } from "./api.js";
 import { changeOf, describeChange } from "./changes.js";
 import {
@@ -43,10 +43,19 @@ export class PlayerScreen {
   ) {}
 
   async start(): Promise<void> {
-    const live = await openGame(this.gameId, this.token, (state) => {
-      this.connection = state;
-      this.renderHeader();
-    });
+    let live;
+    try {
+      live = await openGame(this.gameId, this.token, (state) => {
+        this.connection = state;
+        this.renderHeader();
+      });
+    } catch (error) {
+      // Opened after the seat moved to another phone, or after the game was deleted.
+      const end = endOf(error);
+      if (end.reason === "failed") throw error;
+      replace(this.root, this.headerPart, this.body);
+      return this.ended(end);
+    }
     this.client = live.client;
     this.state = live.state;
     this.close = live.close;
@@ -99,12 +108,14 @@ export class PlayerScreen {
   }
 
   private renderHeader(): void {
-    replace(this.headerPart, header(this.me()?.name ?? "", this.connection, () => this.render()));
+    replace(this.headerPart, header(this.me()?.name ?? "", this.connection, () => (this.finished ? this.ended(this.finished) : this.render())));
   }
 
   private me() {
     return this.snapshot?.game.players.find((p) => p.id === this.playerId);
   }
+
+  private finished: StateEnd | null = null;
 
   private async decide(choice: "support" | "refuse"): Promise<void> {
     const report = this.report;
@@ -138,6 +149,7 @@ export class PlayerScreen {
   /** The game is gone, or this phone's seat closed (the host gave it a new invitation). */
   private ended(end: StateEnd): void {
     if (end.reason === "closed") return;
+    this.finished = end;
     const text = end.reason === "deleted" ? t("game_deleted") : end.reason === "seat-closed" ? t("seat_closed") : null;
     this.renderHeader();
     replace(

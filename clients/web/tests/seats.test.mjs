@@ -77,6 +77,12 @@ test("a re-invited phone takes the seat in a new browser; the old phone is told 
 
   await ended(lost, "seat-closed");
   assert.match(await lost.locator("#ended").innerText(), /the host gave your seat to another phone/);
+  // Opened again, the old phone's link still says so (its token is refused from the start),
+  // in the language chosen.
+  await lost.reload();
+  await ended(lost, "seat-closed");
+  await lost.click("#lang-it");
+  await lost.locator("#ended", { hasText: "Il posto di questo telefono è chiuso" }).waitFor();
   const phone = await open(browser, PHONE, link);
   await expectLive(phone);
   await tapFaith(host, "p2", 4);
@@ -112,6 +118,9 @@ test("deletion asks for confirmation, then every screen says the game is gone", 
     assert.match(await page.locator("#ended").innerText(), /deleted by its host/);
   }
   assert.equal(await status(), 404);
+  // A phone opened again says the game is gone.
+  await phones[0].reload();
+  await ended(phones[0], "deleted");
   // The host's device forgot the game: the start screen no longer lists it.
   await host.click("#new-game");
   await host.locator("#player-0-name").waitFor();
