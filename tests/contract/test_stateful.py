@@ -102,7 +102,10 @@ def test_game_flow_follows_links(contract_app: FastAPI, request_tally: Counter[s
 
     GameFlow.run(
         settings=settings(
-            max_examples=80,
+            # 80 flows stopped reaching a successful undo once the service changed how it
+            # answers (the flow is derandomized, so a different answer path is a different
+            # flow): 120 reach every step with room to spare, on both databases.
+            max_examples=120,
             stateful_step_count=10,
             derandomize=True,
             database=None,
