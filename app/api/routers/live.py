@@ -163,5 +163,8 @@ async def stream_game_events(
             max_seconds=settings.stream_max_seconds,
         ):
             yield HEARTBEAT if frame is None else frame
+        # Why it ends, as a comment (SSE clients skip comments): see docs/api.md.
+        if subscription.ended is not None:
+            yield b": end %s\n\n" % subscription.ended.encode()
 
     return EventStreamResponse(frames(), on_close=lambda: live.unsubscribe(subscription))
