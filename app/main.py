@@ -182,6 +182,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         buffer_bytes=settings.stream_buffer_bytes,
         max_subscribers=settings.stream_slots,
         retry_after=settings.retry_after_seconds,
+        admission_wait=settings.db_pool_timeout_ms / 1000,
         observe=LIVE_SUBSCRIBERS.set,
     )
     retention = app.state.retention = Retention(

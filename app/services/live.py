@@ -30,46 +30,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from contextlib import AbstractAsyncContextManager
 
-from anyio import CapacityLimiter, to_thread
+from anyio import to_thread
 
 from app.persistence.changes import GONE, ChangeFeed
 from app.persistence.db import Database
 from app.persistence.repositories import EventRepository, LoggedEvent
 from app.services.errors import TooManyStreams
+from app.services.live_limits import HubLimits
 from app.services.replay_pages import PAGE_EVENTS, ReplayPages
-from app.services.subscriptions import Delivery, Subscription, as_delivery
+from app.services.subscriptions import Channel, Delivery, Subscription, as_delivery
 
 __all__ = ["Delivery", "LiveHub", "LoggedEvent", "Subscription"]
 
 logger = logging.getLogger("app.live")
-
-# Threads reading the log for the hub, apart from the request threads (THREADPOOL_SIZE):
-# replays, and reads of events committed by other processes (and long-polls' first look).
-REPLAY_READERS = 2
-LIVE_READERS = 2
-
-
-@dataclass(eq=False)
-class _Channel:
-    """The followers of one game, and how far the hub has read its log for them."""
-
-    known: int
-    target: int
-    subscribers: set[Subscription] = field(default_factory=set)
-    reader: asyncio.Task[None] | None = None
-    # The seq at which each seat's token was last replaced or revoked, as delivered.
-    closed: dict[str, int] = field(default_factory=dict)
-
-    def close_seats(self, deliveries: list[Delivery]) -> None:
-        """End the subscribers whose token an event of ``deliveries`` replaced."""
-        for delivery in deliveries:
-            if delivery.closes is not None:
-                self.closed[delivery.closes] = delivery.seq
-                for subscription in list(self.subscribers):
-                    if subscription.seat == delivery.closes and subscription.since < delivery.seq:
-                        subscription.end("token")
 
 
 class LiveHub:
@@ -85,6 +60,7 @@ class LiveHub:
         buffer_bytes: int,
         max_subscribers: int,
         retry_after: int,
+        admission_wait: float = 3.0,
         observe: Callable[[int], None] = lambda count: None,
     ) -> None:
         self.db = db
@@ -94,14 +70,14 @@ class LiveHub:
         self.buffer_bytes = buffer_bytes
         self.max_subscribers = max_subscribers
         self.retry_after = retry_after
+        self.admission_wait = admission_wait
         self.observe = observe  # hears the number of subscribers after each change of it
         self.count = 0
         self.closed = False
-        self._channels: dict[str, _Channel] = {}
+        self._channels: dict[str, Channel] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self.pages = ReplayPages(self._read_page)
-        # Made in the loop that uses them (anyio's limiters belong to one).
-        self._limiters: tuple[CapacityLimiter, CapacityLimiter] | None = None
+        self._limits: HubLimits | None = None  # made in the loop that uses them
 
     # ---- life -------------------------------------------------------------------------
 
@@ -110,7 +86,7 @@ class LiveHub:
         if self._loop is loop:
             return
         self._loop = loop
-        self._limiters = (CapacityLimiter(REPLAY_READERS), CapacityLimiter(LIVE_READERS))
+        self._limits = HubLimits()
         self.feed.start(self._heard_threadsafe)
 
     def close(self) -> None:
@@ -150,7 +126,7 @@ class LiveHub:
         self._started()
         channel = self._channels.get(game_id)
         if channel is None:
-            channel = self._channels[game_id] = _Channel(known=version, target=version)
+            channel = self._channels[game_id] = Channel(known=version, target=version)
             self.feed.watch(self._channels)
         subscription = Subscription(
             game_id,
@@ -214,7 +190,7 @@ class LiveHub:
         if channel.reader is None:
             channel.reader = asyncio.get_running_loop().create_task(self._read(game_id, channel))
 
-    async def _read(self, game_id: str, channel: _Channel) -> None:
+    async def _read(self, game_id: str, channel: Channel) -> None:
         try:
             while channel.target > channel.known and channel.subscribers:
                 try:
@@ -247,7 +223,7 @@ class LiveHub:
                 events = EventRepository(session).list_after(game_id, after, limit)
             return [as_delivery(e, self.render) for e in events]
 
-        return await to_thread.run_sync(read, limiter=self._limiter(live=True))
+        return await to_thread.run_sync(read, limiter=self.limits.live_reads)
 
     async def _read_page(self, game_id: str, index: int) -> list[tuple[int, bytes]]:
         """Page ``index`` of the game's log for replays: each event's seq and frame."""
@@ -259,12 +235,18 @@ class LiveHub:
                 )
             return [(e.seq, self.render(e)) for e in events]
 
-        return await to_thread.run_sync(read, limiter=self._limiter(live=False))
+        return await to_thread.run_sync(read, limiter=self.limits.replay_reads)
 
-    def _limiter(self, *, live: bool) -> CapacityLimiter:
+    @property
+    def limits(self) -> HubLimits:
         self._started()
-        assert self._limiters is not None
-        return self._limiters[live]
+        assert self._limits is not None
+        return self._limits
+
+    def admitting(self) -> AbstractAsyncContextManager[None]:
+        """Held by a new stream while its token is checked; 503 after ``admission_wait``
+        seconds in line."""
+        return self.limits.admitting(self.admission_wait, self.retry_after)
 
     # ---- followers ----------------------------------------------------------------------
 

@@ -1,17 +1,18 @@
-"""One follower of a game, as the hub (``app/services/live.py``) feeds it: a buffer of the
-events it has not taken yet, bounded in events and in bytes, and why it ended."""
+"""The followers of a game, as the hub (``app/services/live.py``) feeds them: each one's
+buffer of the events it has not taken yet, bounded in events and in bytes, and why it
+ended; and the channel of a game, which ends the followers whose token was replaced."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.domain.game import closed_seat
 from app.persistence.repositories import LoggedEvent
 
-__all__ = ["END_REASONS", "Delivery", "Subscription", "as_delivery"]
+__all__ = ["END_REASONS", "Channel", "Delivery", "Subscription", "as_delivery"]
 
 #: Why a follower's stream ends (docs/api.md, "Following a game live"): its time bound,
 #: the process shutting down, the client falling too far behind, its token replaced or
@@ -99,3 +100,24 @@ class Subscription:
         self._items.clear()
         self._bytes = 0
         return items
+
+
+@dataclass(eq=False)
+class Channel:
+    """The followers of one game, and how far the hub has read its log for them."""
+
+    known: int
+    target: int
+    subscribers: set[Subscription] = field(default_factory=set)
+    reader: asyncio.Task[None] | None = None
+    # The seq at which each seat's token was last replaced or revoked, as delivered.
+    closed: dict[str, int] = field(default_factory=dict)
+
+    def close_seats(self, deliveries: list[Delivery]) -> None:
+        """End the subscribers whose token an event of ``deliveries`` replaced."""
+        for delivery in deliveries:
+            if delivery.closes is not None:
+                self.closed[delivery.closes] = delivery.seq
+                for subscription in list(self.subscribers):
+                    if subscription.seat == delivery.closes and subscription.since < delivery.seq:
+                        subscription.end("token")

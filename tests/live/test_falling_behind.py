@@ -1,11 +1,12 @@
-"""A client that stops reading its stream, in process and through the whole route: the
+"""Streams in process, through the whole route. A client that stops reading: the
 server's send waits (as uvicorn's does once the socket's buffers are full) while events
 pile up for it; past STREAM_BUFFER_BYTES the stream is ended with ``: end behind``, what
 it held is let go at once, and the client resumes by ``Last-Event-ID`` with every seq
 once, in order.
 
 Over loopback the kernel takes megabytes of an unread stream before a send waits, more
-than a game's whole log: hence an ASGI client here rather than a socket."""
+than a game's whole log: hence an ASGI client here rather than a socket. And a flood of
+new streams: their token checks take a few request threads at most."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.services.live import LiveHub
+from app.services.live_limits import STREAM_ADMISSIONS
 from tests.api.conftest import GameHandle
 from tests.live.conftest import PATIENCE
 from tests.live.test_replays import seqs_of
@@ -24,7 +26,7 @@ from tests.live.test_replays import seqs_of
 @pytest.fixture
 def live_settings() -> dict[str, Any]:
     # A faith_set frame is about 200 bytes: a few of them fill this buffer.
-    return {"stream_buffer_bytes": 600, "game_write_rate": 0}
+    return {"stream_buffer_bytes": 600, "game_write_rate": 0, "db_pool_timeout_ms": 500}
 
 
 class StreamClient:
@@ -124,3 +126,39 @@ async def test_a_client_that_stops_reading_is_cut_behind_and_resumes_with_every_
     await resumed.close()
     assert got + seqs_of(resumed.body) == list(range(1, 14))
     assert hub.count == 0
+
+
+async def test_streams_have_their_tokens_checked_a_few_at_a_time_and_wait_in_line_boundedly(
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each check of a stream's token may take a request thread: a flood of streams gets
+    STREAM_ADMISSIONS of them at once, the others wait on the event loop, at most
+    DB_POOL_TIMEOUT_MS (here 500 ms), then 503 too-many-streams with Retry-After."""
+    service = live_app.state.game_service
+    check = service.follower
+    under_way, most, release = 0, 0, asyncio.Event()
+
+    async def slow_check(game_id: str, token: str | None) -> tuple[int, str]:
+        nonlocal under_way, most
+        under_way += 1
+        most = max(most, under_way)
+        try:
+            await release.wait()
+            return await check(game_id, token)
+        finally:
+            under_way -= 1
+
+    monkeypatch.setattr(service, "follower", slow_check)
+    clients = [StreamClient(live_app, live_game).start() for _ in range(6)]
+    refused = clients[STREAM_ADMISSIONS:]
+    await clients[0].until(lambda: all(c.ended.is_set() for c in refused))
+    assert most == STREAM_ADMISSIONS
+    for client in refused:
+        assert client.status == 503
+        assert b"too-many-streams" in client.body
+    release.set()
+    for client in clients[:STREAM_ADMISSIONS]:
+        await client.until(lambda c=client: b"id: 1\n" in c.body)
+        assert client.status == 200
+    for client in clients:
+        await client.close()

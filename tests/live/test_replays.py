@@ -28,7 +28,9 @@ def seqs_of(chunk: bytes) -> list[int]:
     return [int(line[4:]) for line in chunk.split(b"\n") if line.startswith(b"id: ")]
 
 
-async def follow_until(hub: LiveHub, subscription: Subscription, after: int, last: int) -> list[int]:
+async def follow_until(
+    hub: LiveHub, subscription: Subscription, after: int, last: int
+) -> list[int]:
     """Follow ``subscription`` from ``after`` until seq ``last``; the seqs it got."""
     seqs: list[int] = []
     frames = hub.follow(subscription, after, heartbeat=0.2, max_seconds=PATIENCE)
@@ -79,9 +81,7 @@ async def test_twenty_replays_of_a_log_read_each_page_of_it_once(
     assert hub.count == 0
 
 
-async def test_a_replay_needs_no_request_thread(
-    live_app: FastAPI, live_game: GameHandle
-) -> None:
+async def test_a_replay_needs_no_request_thread(live_app: FastAPI, live_game: GameHandle) -> None:
     """Every request thread is taken (a stored route's threads all busy): a replay still
     reads the log, on the hub's own threads."""
     await grow_log(live_game, 30)

@@ -148,7 +148,10 @@ async def stream_game_events(
     every event after `Last-Event-ID` (or `after`) in order, each exactly once, then the
     new ones as they happen. See docs/api.md "Following a game live"."""
     start = _resume_point(after, last_event_id)
-    version, seat = await games.follower(game_id, token)
+    # A few streams' token checks at a time: a flood of streams waits here, on the event
+    # loop, and leaves the request threads to the other routes.
+    async with live.admitting():
+        version, seat = await games.follower(game_id, token)
     settings: Settings = request.app.state.settings
     # The hub ends the stream when that seat's token is replaced or revoked.
     subscription = live.subscribe(game_id, version, seat)
