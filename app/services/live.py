@@ -111,10 +111,17 @@ class LiveHub:
 
     # ---- subscribers ------------------------------------------------------------------
 
-    def subscribe(self, game_id: str, version: int, seat: str | None = None) -> Subscription:
+    def subscribe(
+        self,
+        game_id: str,
+        version: int,
+        seat: str | None = None,
+        *,
+        checked_from: float | None = None,
+    ) -> Subscription:
         """A new subscriber of ``game_id``, whose version a read just found at ``version``
-        (checking the token of ``seat``, if given); 503 past ``max_subscribers`` or while
-        shutting down."""
+        (checking the token of ``seat``, if given; the read began at loop time
+        ``checked_from``); 503 past ``max_subscribers`` or while shutting down."""
         if self.closed or self.count >= self.max_subscribers:
             raise TooManyStreams(
                 "This process is shutting down; follow the game on another one."
@@ -124,9 +131,19 @@ class LiveHub:
                 retry_after=self.retry_after,
             )
         self._started()
+        now = asyncio.get_running_loop().time()
         channel = self._channels.get(game_id)
+        # Followed here since before the check began: what was committed since the check
+        # was heard by the channel (up to its target) or will be handed over live, so the
+        # replay needs to reach no further. Otherwise only a read of the log after this
+        # moment is sure to hold everything committed before it.
+        covered = (
+            max(version, channel.target)
+            if channel is not None and checked_from is not None and channel.since <= checked_from
+            else None
+        )
         if channel is None:
-            channel = self._channels[game_id] = Channel(known=version, target=version)
+            channel = self._channels[game_id] = Channel(known=version, target=version, since=now)
             self.feed.watch(self._channels)
         subscription = Subscription(
             game_id,
@@ -134,7 +151,8 @@ class LiveHub:
             max_bytes=self.buffer_bytes,
             seat=seat,
             since=version,
-            at=asyncio.get_running_loop().time(),
+            at=now,
+            covered=covered,
         )
         if seat is not None and channel.closed.get(seat, 0) > version:
             subscription.end("token")  # replaced while the subscriber was on its way here
@@ -269,21 +287,23 @@ class LiveHub:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + max_seconds
             cursor = after
-            # Replay the log while this is set: a page read at this loop time or later
-            # holds every event the follower is not handed live (those committed before
-            # it subscribed, then those a gap in deliveries showed committed).
+            # Replay the log while this is set: what the follower is not handed live is in
+            # a page read at this loop time or later (those committed before it subscribed,
+            # then those a gap in deliveries showed committed), or up to seq ``upto``.
             replay_since: float | None = subscription.at
+            upto = subscription.covered
             while True:
                 while replay_since is not None:
-                    page = await self.pages.page(game_id, cursor // PAGE_EVENTS, replay_since)
+                    index = cursor // PAGE_EVENTS
+                    page = await self.pages.page(game_id, index, replay_since, upto)
                     if subscription.ended is not None:
                         return
                     chunk = page.after(cursor)
                     if chunk:
                         yield chunk
                         cursor = page.last
-                    if not page.full:
-                        replay_since = None  # the end of the log
+                    if not page.full or (upto is not None and cursor >= upto):
+                        replay_since = None  # the end of the log, or of what was missed
                 remaining = deadline - loop.time()
                 if subscription.ended is not None:
                     return
@@ -301,7 +321,8 @@ class LiveHub:
                     if item.seq <= cursor:
                         continue  # already sent from the log
                     if item.seq != cursor + 1:
-                        replay_since = loop.time()  # a gap: the log has what is missing
+                        # A gap: the log has what is missing, up to this batch's last.
+                        replay_since, upto = loop.time(), deliveries[-1].seq
                         break
                     yield item.frame
                     cursor = item.seq

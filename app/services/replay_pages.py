@@ -74,19 +74,28 @@ class ReplayPages:
         # The reads under way: each one's task and the loop time it started at.
         self._reading: dict[tuple[str, int], tuple[asyncio.Task[Page], float]] = {}
 
-    async def page(self, game_id: str, index: int, not_before: float) -> Page:
-        """Page ``index`` of the game's log: a full one, or one read at loop time
-        ``not_before`` or later (it then holds every event committed before it)."""
+    async def page(
+        self, game_id: str, index: int, not_before: float, upto: int | None = None
+    ) -> Page:
+        """Page ``index`` of the game's log: a full one, one that reaches seq ``upto``
+        (when given), or one read at loop time ``not_before`` or later (it then holds
+        every event committed before it)."""
         key = (game_id, index)
+
+        def enough(page: Page) -> bool:
+            return (
+                page.full or page.read_at >= not_before or (upto is not None and page.last >= upto)
+            )
+
         cached = self._cached.get(key)
-        if cached is not None and (cached.full or cached.read_at >= not_before):
+        if cached is not None and enough(cached):
             self._cached.move_to_end(key)
             return cached
         reading = self._reading.get(key)
         if reading is not None and reading[1] < not_before:
             # Started too early to be sure of the last page, but most pages are full.
             page = await asyncio.shield(reading[0])
-            if page.full:
+            if enough(page):
                 return page
             reading = self._reading.get(key)
         if reading is None or reading[1] < not_before:

@@ -50,6 +50,7 @@ class Subscription:
         seat: str | None = None,
         since: int = 0,
         at: float = 0.0,
+        covered: int | None = None,
     ) -> None:
         self.game_id = game_id
         self.max_events = max_events
@@ -57,6 +58,9 @@ class Subscription:
         self.seat = seat
         self.since = since
         self.at = at
+        # The seq its replay must reach, when known (else: up to the log's end read after
+        # ``at``); what comes after is handed to it live.
+        self.covered = covered
         # Why it ended, one of END_REASONS (None while it goes on).
         self.ended: str | None = None
         self._items: deque[Delivery] = deque()
@@ -108,6 +112,7 @@ class Channel:
 
     known: int
     target: int
+    since: float  # the loop time it was made at
     subscribers: set[Subscription] = field(default_factory=set)
     reader: asyncio.Task[None] | None = None
     # The seq at which each seat's token was last replaced or revoked, as delivered.

@@ -31,15 +31,16 @@ def seqs_of(chunk: bytes) -> list[int]:
 async def follow_until(
     hub: LiveHub, subscription: Subscription, after: int, last: int
 ) -> list[int]:
-    """Follow ``subscription`` from ``after`` until seq ``last``; the seqs it got."""
+    """Follow ``subscription`` from ``after`` until seq ``last`` and a heartbeat after it
+    (so its replay is over); the seqs it got."""
     seqs: list[int] = []
     frames = hub.follow(subscription, after, heartbeat=0.2, max_seconds=PATIENCE)
     async with asyncio.timeout(PATIENCE), contextlib.aclosing(frames):
         async for frame in frames:
             if frame is not None:
                 seqs += seqs_of(frame)
-                if seqs[-1] >= last:
-                    break
+            elif seqs and seqs[-1] >= last:
+                break
     return seqs
 
 
@@ -122,3 +123,50 @@ async def test_an_event_committed_between_the_check_and_the_subscription_is_repl
     hub: LiveHub = live_app.state.live_hub
     subscription = hub.subscribe(live_game.id, 1)
     assert await follow_until(hub, subscription, 1, 2) == [2]
+
+
+def now() -> float:
+    return asyncio.get_running_loop().time()
+
+
+async def test_followers_joining_a_followed_game_replay_only_up_to_what_it_heard(
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game is followed here already: the channel hears whatever is committed after a
+    new follower's check, so that follower's replay ends at the seq it was checked at
+    (the page after the log's last is never read); a thousand of them cost a read of each
+    page of the log, no more."""
+    events = 2 * PAGE_EVENTS
+    await grow_log(live_game, events)
+    hub: LiveHub = live_app.state.live_hub
+    first = hub.subscribe(live_game.id, events)
+    reads = counting_pages(hub, monkeypatch)
+    joining = [hub.subscribe(live_game.id, events, checked_from=now()) for _ in range(20)]
+    replays = [follow_until(hub, s, 0, events) for s in joining]
+    for seqs in await asyncio.gather(*replays):
+        assert seqs == list(range(1, events + 1))
+    assert sorted(reads) == [0, 1]
+    hub.unsubscribe(first)
+
+
+async def test_a_follower_checked_before_a_change_the_channel_heard_replays_it(
+    live_app: FastAPI, database_url: str, live_game: GameHandle
+) -> None:
+    """Seq 2 is committed by another process after the follower's check (which read
+    version 1) and heard by the channel before the follower subscribed: nothing will hand
+    it over live, and the page of the log kept from an earlier replay stops at seq 1; the
+    replay must reach seq 2 all the same."""
+    hub: LiveHub = live_app.state.live_hub
+    keeper = hub.subscribe(live_game.id, 1)  # the game stays followed here throughout
+    first = hub.subscribe(live_game.id, 1)
+    replay = asyncio.create_task(follow_until(hub, first, 0, 2))
+    async with asyncio.timeout(PATIENCE):  # it replayed seq 1, and the page is kept
+        while (live_game.id, 0) not in hub.pages._cached:
+            await asyncio.sleep(0.01)
+    checked_from = now()
+    await change_through_another_app(database_url, live_game, faith=9)
+    async with asyncio.timeout(PATIENCE):
+        assert await replay == [1, 2]  # heard by the channel, handed over live
+    late = hub.subscribe(live_game.id, 1, checked_from=checked_from)
+    assert await follow_until(hub, late, 1, 2) == [2]
+    hub.unsubscribe(keeper)

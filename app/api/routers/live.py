@@ -3,6 +3,7 @@ the events list, in ``games.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
@@ -151,10 +152,11 @@ async def stream_game_events(
     # A few streams' token checks at a time: a flood of streams waits here, on the event
     # loop, and leaves the request threads to the other routes.
     async with live.admitting():
+        checked_from = asyncio.get_running_loop().time()
         version, seat = await games.follower(game_id, token)
     settings: Settings = request.app.state.settings
     # The hub ends the stream when that seat's token is replaced or revoked.
-    subscription = live.subscribe(game_id, version, seat)
+    subscription = live.subscribe(game_id, version, seat, checked_from=checked_from)
     retry = f"retry: {settings.retry_after_seconds * 1000}\n\n".encode()
 
     async def frames() -> AsyncIterator[bytes]:
