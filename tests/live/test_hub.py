@@ -100,6 +100,15 @@ async def test_a_change_committed_here_reaches_followers_without_reading_the_log
 ) -> None:
     hub: LiveHub = live_app.state.live_hub
     reads = counting_reads(hub, monkeypatch)
+    heard = hub._heard
+
+    def commit_hook_only(game_id: str, seq: int, event: LoggedEvent | None = None) -> None:
+        # PostgreSQL's own notice of the commit races the commit hook and, when it wins,
+        # rightly starts a read (the next test has that case): it is left out here.
+        if event is not None:
+            heard(game_id, seq, event)
+
+    monkeypatch.setattr(hub, "_heard", commit_hook_only)
     subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(5)]
     await live_game.set_faith(p1=4)
     await until(lambda: all(s._items for s in subscriptions))
