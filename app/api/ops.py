@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from app.api.client_address import request_client_ip
 from app.api.deps import ServiceHealth
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
+from app.api.problems.statuses import status_of
 from app.api.router import LeanRouter
 
 # FastAPI's own route class: these endpoints return models for FastAPI to serialise.
@@ -130,7 +131,7 @@ def _info(slug: str) -> ProblemTypeInfo:
     return ProblemTypeInfo(
         type=f"/problems/{slug}",
         slug=slug,
-        status=problem_type.status,
+        status=status_of(problem_type),
         title=problem_type.title,
         description=problem_type.description,
     )

@@ -12,9 +12,15 @@ The bounds are the same as the threadpool path's (``DatabaseTimeouts``):
 - at most ``size`` connections per process, opened on demand and kept; waiting for one is
   bounded by ``pool_ms``;
 - connecting, and the server-side statement bound, as ``db.py`` sets them for libpq;
-- holding a connection at all: ``hold_ms`` (``asyncio.timeout``), which is what ends a
-  read of a frozen server; the connection is then closed, as the watchdog closes a
-  threadpool connection, and counted in ``db_connections_cut_total``.
+- holding a connection at all: ``hold_ms``, which is what ends a read of a frozen server.
+  A statement is never ended by cancelling its task: psycopg answers a cancellation by
+  sending the server a cancel request and waiting for the statement again (5 s each,
+  psycopg issue 1371), 15 s in all on a frozen server. Its socket is shut down instead,
+  as the watchdog does on the threadpool path: the read fails at once, the connection is
+  dropped and counted in ``db_connections_cut_total``. A caller that goes away (its
+  client did) ends its statement the same way;
+- while the database is stalled (``stall.py``) a read fails at once, and a read that runs
+  out of ``hold_ms`` or of ``connect_timeout`` marks it stalled.
 
 Each statement runs in autocommit: one statement, no BEGIN/COMMIT round trips.
 """
@@ -23,18 +29,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection
 
-from app.persistence.db import (
-    DatabaseBusy,
-    DatabaseTimeouts,
-    libpq_conninfo,
-    postgres_connect_args,
-)
+from app.persistence.db import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
+from app.persistence.errors import DatabaseBusy
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
+from app.persistence.stall import StallBreaker
 from app.persistence.watchdog import CUT_CONNECTIONS
 
 _DOCUMENT = (
@@ -47,7 +52,14 @@ _VERSION = "SELECT version, host_token_hash, player_token_hashes FROM games WHER
 class AsyncGameRows:
     """A game's read model and version, read on the event loop with bounded connections."""
 
-    def __init__(self, url: str, *, size: int, timeouts: DatabaseTimeouts) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        size: int,
+        timeouts: DatabaseTimeouts,
+        stall: StallBreaker | None = None,
+    ) -> None:
         # The URL's own libpq options are merged into the connect arguments' ones.
         self._conninfo = libpq_conninfo(url)
         self._connect_args = postgres_connect_args(url, timeouts)
@@ -57,6 +69,7 @@ class AsyncGameRows:
         self._idle: list[AsyncConnection[Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = asyncio.Semaphore(size)
+        self._stall = stall
 
     async def document(self, game_id: str) -> StoredDocument | None:
         row = await self._fetch_one(_DOCUMENT, game_id)
@@ -81,12 +94,15 @@ class AsyncGameRows:
 
     async def _fetch_one(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
         self._follow_running_loop()
+        self._check_stall()
         try:
             async with asyncio.timeout(self._pool_s):
                 await self._slots.acquire()
         except TimeoutError:
             raise DatabaseBusy("Every database connection is busy; retry shortly.") from None
         try:
+            # Stalled while this read waited: it fails now rather than wait out a bound.
+            self._check_stall()
             try:
                 return await self._on_a_connection(statement, game_id, reuse=True)
             except _StalePooledConnection:
@@ -99,36 +115,68 @@ class AsyncGameRows:
     async def _on_a_connection(
         self, statement: str, game_id: str, *, reuse: bool
     ) -> tuple[Any, ...] | None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._hold_s
         reused = reuse and bool(self._idle)
-        connection = self._idle.pop() if reused else None
+        connection = self._idle.pop() if reused else await self._connect(deadline)
+        cut = _Cut(connection)
+        timer = loop.call_at(deadline, cut)
+        # The statement runs in a task of its own, shielded from the caller's cancellation,
+        # so that psycopg never sees one (see the module's docstring): the cut ends it.
+        task = loop.create_task(_fetch(connection, statement, game_id))
         try:
-            async with asyncio.timeout(self._hold_s):
-                if connection is None:
-                    connection = await AsyncConnection.connect(
-                        self._conninfo,
-                        autocommit=True,
-                        **self._connect_args,
-                    )
-                cursor = await connection.execute(statement, (game_id,))
-                row = await cursor.fetchone()
-        except TimeoutError:
-            if connection is not None:
-                CUT_CONNECTIONS.inc()
-            await _discard(connection)
-            raise DatabaseBusy(
-                "The database did not answer within the service's bound; retry shortly."
-            ) from None
+            row = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cut()  # the caller went away: end the statement now
+            task.add_done_callback(_close_when_done(connection))
+            raise
         except psycopg.OperationalError as exc:
             await _discard(connection)
-            if reused and connection is not None and connection.broken:
+            if cut.fired:
+                CUT_CONNECTIONS.inc()
+                self._trip("a read held its connection past DB_HOLD_TIMEOUT_MS")
+                raise DatabaseBusy(
+                    "The database did not answer within the service's bound; retry shortly."
+                ) from None
+            if reused and connection.broken:
                 raise _StalePooledConnection from exc
             raise
         except BaseException:
-            # Cancelled (the client went away) or failed mid-statement: its state is unknown.
+            # Failed mid-statement: the connection's state is unknown.
             await _discard(connection)
             raise
-        self._idle.append(connection)
+        finally:
+            timer.cancel()
+        if cut.fired:  # cut as the answer came: the connection is no use any more
+            await _discard(connection)
+        else:
+            self._idle.append(connection)
         return row
+
+    async def _connect(self, deadline: float) -> AsyncConnection[Any]:
+        """A new connection within ``connect_timeout`` (psycopg's own, per address) and the
+        hold bound (a connection being made has no server statement to cancel)."""
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await AsyncConnection.connect(
+                    self._conninfo, autocommit=True, **self._connect_args
+                )
+        except TimeoutError:
+            self._trip("no answer to a new connection within DB_HOLD_TIMEOUT_MS")
+            raise DatabaseBusy(
+                "The database did not answer within the service's bound; retry shortly."
+            ) from None
+        except psycopg.errors.ConnectionTimeout:
+            self._trip("no answer to a new connection within DB_CONNECT_TIMEOUT_S")
+            raise
+
+    def _check_stall(self) -> None:
+        if self._stall is not None:
+            self._stall.check()
+
+    def _trip(self, why: str) -> None:
+        if self._stall is not None:
+            self._stall.trip(why)
 
     def _follow_running_loop(self) -> None:
         """Connections and the semaphore belong to one event loop: a new loop (a test's
@@ -142,6 +190,45 @@ class AsyncGameRows:
 
 class _StalePooledConnection(Exception):
     pass
+
+
+async def _fetch(
+    connection: AsyncConnection[Any], statement: str, game_id: str
+) -> tuple[Any, ...] | None:
+    cursor = await connection.execute(statement, (game_id,))
+    return await cursor.fetchone()
+
+
+class _Cut:
+    """Shuts down a connection's socket, once: its statement fails at once, as when the
+    watchdog cuts a threadpool connection (a duplicate descriptor, so that the
+    connection's own stays for psycopg to close)."""
+
+    def __init__(self, connection: AsyncConnection[Any]) -> None:
+        self._connection = connection
+        self.fired = False
+
+    def __call__(self) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        with contextlib.suppress(OSError, psycopg.OperationalError):
+            fileno = os.dup(self._connection.pgconn.socket)
+            with socket.socket(fileno=fileno) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+def _close_when_done(connection: AsyncConnection[Any]) -> Any:
+    """A done-callback for a statement whose caller went away: its outcome is nobody's,
+    its connection is closed (the socket was cut, so it ends at once)."""
+
+    def done(task: asyncio.Task[Any]) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: nobody waits for it
+        with contextlib.suppress(Exception):
+            connection.pgconn.finish()
+
+    return done
 
 
 async def _discard(connection: AsyncConnection[Any] | None) -> None:

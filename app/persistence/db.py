@@ -25,7 +25,10 @@ settings) so that a stuck database costs a request a 503, never a thread for eve
 - one statement: ``statement_timeout`` (PostgreSQL, enforced by the server);
 - holding a connection at all: the client-side ``Watchdog`` (PostgreSQL), which also
   covers a server that is frozen and so enforces nothing, plus TCP keepalives and
-  ``tcp_user_timeout`` for a peer that vanished from the network.
+  ``tcp_user_timeout`` for a peer that vanished from the network;
+- a server that answers nothing at all: once one call ran out of the watchdog's bound or
+  of ``connect_timeout``, every call fails at once until a probe gets an answer
+  (``stall.py``), so requests queued behind it cost no bound of their own.
 """
 
 from __future__ import annotations
@@ -41,11 +44,17 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
+# The error classification lives in errors.py; importers of db.py keep finding it here.
+from app.persistence.errors import DatabaseBusy as DatabaseBusy
+from app.persistence.errors import is_connect_timeout
+from app.persistence.errors import is_lock_not_available as is_lock_not_available
+from app.persistence.errors import is_unavailable_error as is_unavailable_error
+from app.persistence.errors import unavailable_detail as unavailable_detail
+from app.persistence.stall import StallBreaker
 from app.persistence.watchdog import Watchdog
 
 if TYPE_CHECKING:
@@ -61,16 +70,6 @@ _CHECKED_IN_AT = "vr_checked_in_at"
 SQLITE_CACHE_KIB = 256
 #: A pooled PostgreSQL connection idle this long is pinged before use (``_install_watchdog``).
 PING_AFTER_IDLE_S = 1.0
-
-# PostgreSQL SQLSTATEs meaning "the server is not there for us right now": shutdown,
-# crash, starting up, too many connections, out of resources, and our own bounds
-# (55P03 lock_timeout, 57014 statement_timeout).
-_PG_UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300", "53000", "55P03", "57014"}
-
-
-class DatabaseBusy(Exception):
-    """One of the service's own bounds on the database ran out (no driver error): waiting
-    for a connection, or holding one. Its message is what the client is told (503)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +174,8 @@ class Database:
             # (an in-memory SQLite database has one connection per thread, no queue)
             options["pool_timeout"] = timeouts.pool_ms / 1000
         self.watchdog: Watchdog | None = None
+        # PostgreSQL: calls fail at once while the server answers nothing (stall.py).
+        self.stall: StallBreaker | None = None
         if backend == "sqlite":
             options["connect_args"] = {"check_same_thread": False}
         else:
@@ -183,7 +184,11 @@ class Database:
         self.dialect_name: str = self.engine.dialect.name
         write_engine = self.engine
         if self.dialect_name == "postgresql":
-            self.watchdog = Watchdog(timeouts.hold_ms / 1000)
+            stall = self.stall = StallBreaker(self._probe)
+            self.watchdog = Watchdog(
+                timeouts.hold_ms / 1000,
+                on_fire=lambda: stall.trip("a connection held past DB_HOLD_TIMEOUT_MS"),
+            )
             _install_watchdog(self.engine, self.watchdog)
         if self.dialect_name == "sqlite":
             on_connect = partial(_on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
@@ -210,6 +215,8 @@ class Database:
         whose writes are one statement that checks what it read, such as a change stored
         only if its game is still at the version it read (``GameTransactions.changing``).
         """
+        if self.stall is not None:
+            self.stall.check()
         if statement_by_statement and self._autocommit_sessions is not None:
             factory = self._autocommit_sessions
         else:
@@ -218,7 +225,8 @@ class Database:
             try:
                 yield session
                 session.commit()
-            except BaseException:
+            except BaseException as exc:
+                self._note_failure(exc)
                 session.rollback()
                 raise
 
@@ -230,14 +238,31 @@ class Database:
         # Here, not at the top: it loads psycopg, which a process on SQLite never needs.
         from app.persistence.async_reads import AsyncGameRows
 
-        return AsyncGameRows(self.url, size=size, timeouts=self.timeouts)
+        return AsyncGameRows(self.url, size=size, timeouts=self.timeouts, stall=self.stall)
 
     def ping(self) -> None:
-        """Raise unless the database answers ``SELECT 1``."""
+        """Raise unless the database answers ``SELECT 1`` (at once while it is stalled)."""
+        if self.stall is not None:
+            self.stall.check()
+        try:
+            self._probe()
+        except Exception as exc:
+            self._note_failure(exc)
+            raise
+
+    def _probe(self) -> None:
         with self.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
 
+    def _note_failure(self, exc: BaseException) -> None:
+        # A new connection that got no answer at all is a stalled server, as is a
+        # connection the watchdog cut (which trips the breaker itself).
+        if self.stall is not None and is_connect_timeout(exc):
+            self.stall.trip("no answer to a new connection within DB_CONNECT_TIMEOUT_S")
+
     def dispose(self) -> None:
+        if self.stall is not None:
+            self.stall.close()
         self.engine.dispose()
         if self.watchdog is not None:
             self.watchdog.close()
@@ -289,68 +314,3 @@ def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:
     event.listen(engine.pool, "checkin", on_checkin)
     for name in ("invalidate", "soft_invalidate", "close", "detach"):
         event.listen(engine.pool, name, on_release)
-
-
-def is_unavailable_error(exc: BaseException) -> bool:
-    """True when ``exc`` means the database is unreachable, down or locked up (-> 503).
-
-    Rule errors, constraint violations and serialization failures are not: those are
-    answers from a working database.
-    """
-    if isinstance(exc, PoolTimeoutError | DatabaseBusy):
-        return True
-    if isinstance(exc, DBAPIError):
-        if exc.connection_invalidated:
-            return True
-        return _is_unavailable_driver_error(exc.orig)
-    return _is_unavailable_driver_error(exc)
-
-
-def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
-    if orig is None:
-        return False
-    if isinstance(orig, sqlite3.OperationalError):
-        message = str(orig).lower()
-        return "database is locked" in message or "unable to open database" in message
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        return False
-    if isinstance(orig, psycopg.InterfaceError):
-        return True
-    if isinstance(orig, psycopg.OperationalError):
-        # Connection failures carry no SQLSTATE; a live server answering with an error
-        # (deadlock, serialization failure) does; our own lock and statement timeouts are
-        # outages all the same: the client should retry later.
-        state = orig.sqlstate
-        return state is None or state.startswith("08") or state in _PG_UNAVAILABLE_STATES
-    return False
-
-
-def unavailable_detail(exc: BaseException) -> str:
-    """What a client is told about the outage ``exc`` (``is_unavailable_error``)."""
-    if isinstance(exc, DatabaseBusy):
-        return str(exc)
-    orig = exc.orig if isinstance(exc, DBAPIError) else exc
-    state = getattr(orig, "sqlstate", None)
-    if state == "55P03" or (
-        isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig).lower()
-    ):
-        return (
-            "Another change held what this one needs (the game, or the database's write "
-            "lock) for longer than the service waits; retry shortly."
-        )
-    if state == "57014":
-        return (
-            "The database did not finish this call within the service's bound (it is busy, "
-            "or another change holds what this one needs); retry shortly."
-        )
-    if isinstance(exc, PoolTimeoutError):
-        return "Every database connection is busy; retry shortly."
-    return "The database is unavailable; retry shortly."
-
-
-def is_lock_not_available(exc: BaseException) -> bool:
-    """True when a ``FOR UPDATE NOWAIT`` found the row locked by another transaction."""
-    orig = exc.orig if isinstance(exc, DBAPIError) else exc
-    return getattr(orig, "sqlstate", None) == "55P03"

@@ -422,10 +422,14 @@ class IdempotencyRepository:
         self.session.add(row)
         return True
 
-    def delete(self, key_hash: str) -> None:
+    def release(self, key_hash: str) -> None:
+        """Free the key of an attempt that failed, so that a retry may act: only while it
+        is still in flight. An attempt whose connection was cut may have committed after
+        all (its COMMIT reached the server before the cut): its stored answer stays, for
+        the retry to replay instead of acting twice."""
         self.session.execute(
             delete(IdempotencyKey)
-            .where(IdempotencyKey.key_hash == key_hash)
+            .where(IdempotencyKey.key_hash == key_hash, IdempotencyKey.state == "in_flight")
             .execution_options(synchronize_session="fetch")
         )
 

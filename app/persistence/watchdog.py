@@ -19,6 +19,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from prometheus_client import Counter
@@ -40,8 +41,10 @@ class _Armed:
 class Watchdog:
     """Shuts down the socket of any connection held longer than ``bound_s`` seconds."""
 
-    def __init__(self, bound_s: float) -> None:
+    def __init__(self, bound_s: float, *, on_fire: Callable[[], None] = lambda: None) -> None:
         self.bound_s = bound_s
+        # Told before a socket is shut down, so that the call it fails sees the stall.
+        self._on_fire = on_fire
         self.fired = 0  # sockets shut down so far (for tests and logs)
         self._armed: dict[int, _Armed] = {}
         self._fired: set[int] = set()
@@ -106,6 +109,11 @@ class Watchdog:
                     )
                     self._cond.wait(wait)
                     continue
+            if fired:
+                try:
+                    self._on_fire()
+                except Exception:  # the cut matters more than who hears of it
+                    logger.exception("the watchdog's on_fire failed")
             for entry in fired:
                 self.fired += 1
                 CUT_CONNECTIONS.inc()

@@ -14,23 +14,33 @@ class EdgeLimits:
     """What one worker process accepts before the app sees a request (see docs/api.md,
     "Limits at the edge")."""
 
-    max_header_bytes: int = 16384
-    max_headers: int = 100
-    keepalive_timeout: float = 5.0
-    header_timeout: float = 10.0
-    body_timeout: float = 10.0
-    send_timeout: float = 30.0
-    max_connections: int = 1000
-    max_connections_per_address: int = 64
+    # No defaults here: every bound below is a setting, declared once (with its default and
+    # range) in app/settings.py, and reaches the edge only through from_settings.
+    max_header_bytes: int
+    max_headers: int
+    keepalive_timeout: float
+    header_timeout: float
+    body_timeout: float
+    send_timeout: float
+    max_connections: int
+    max_connections_per_address: int
     # CIDRs (as text: the limits are pickled for the workers) whose connections are not
     # counted per address.
-    trusted_proxies: tuple[str, ...] = ()
-    max_pipelined_requests: int = 16
-    retry_after_seconds: int = 2
+    trusted_proxies: tuple[str, ...]
+    max_pipelined_requests: int
+    retry_after_seconds: int
     # After a 431 the connection stops answering but keeps reading (and dropping) for a
     # moment, so that closing it does not reset the answer away before the client reads it.
     linger_seconds: float = 2.0
     linger_bytes: int = 1 << 20
+
+    @classmethod
+    def defaults(cls) -> EdgeLimits:
+        """The bounds the settings give (the environment's, else their defaults), for a
+        server started without our config: read from the one place they are declared."""
+        from app.settings import Settings
+
+        return cls.from_settings(Settings())
 
     @classmethod
     def from_settings(cls, settings: Settings) -> EdgeLimits:

@@ -56,7 +56,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         limits = getattr(config, "edge_limits", None)
-        self.limits: EdgeLimits = limits if isinstance(limits, EdgeLimits) else EdgeLimits()
+        self.limits: EdgeLimits = (
+            limits if isinstance(limits, EdgeLimits) else EdgeLimits.defaults()
+        )
         self.timeout_keep_alive = int(self.limits.keepalive_timeout) or 1
         self._keepalive_seconds = self.limits.keepalive_timeout
         self._app = self.app

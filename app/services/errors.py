@@ -5,26 +5,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.domain.errors import ServiceError
+from app.domain.errors import Kind, ServiceError
 
 
 class Unauthorized(ServiceError):
     slug = "unauthorized"
-    status = 401
+    kind = Kind.UNAUTHENTICATED
     title = "Missing or invalid token"
     description = "No token, or one this game does not know."
 
 
 class Forbidden(ServiceError):
     slug = "forbidden"
-    status = 403
+    kind = Kind.FORBIDDEN
     title = "This token may not do that"
     description = "The token is valid but lacks the right."
 
 
 class VersionMismatch(ServiceError):
     slug = "version-mismatch"
-    status = 412
+    kind = Kind.STALE
     title = "The game changed since that version"
     description = "`If-Match` names an older version of the game; reload it and retry."
 
@@ -34,28 +34,28 @@ class VersionMismatch(ServiceError):
 
 class IdempotencyKeyReused(ServiceError):
     slug = "idempotency-key-reused"
-    status = 422
+    kind = Kind.INVALID
     title = "Idempotency-Key reused with a different request"
     description = "An `Idempotency-Key` may only be retried with the same request body."
 
 
 class IdempotencyInFlight(ServiceError):
     slug = "idempotency-in-flight"
-    status = 409
+    kind = Kind.CONFLICT
     title = "A request with this Idempotency-Key is still being processed"
     description = "Retry after the first request with this `Idempotency-Key` has finished."
 
 
 class EventLimitReached(ServiceError):
     slug = "event-limit-reached"
-    status = 409
+    kind = Kind.CONFLICT
     title = "The game's event log is full"
     description = "The game has logged the most changes a game may have; it can still be read."
 
 
 class SeatEventLimitReached(ServiceError):
     slug = "seat-event-limit-reached"
-    status = 409
+    kind = Kind.CONFLICT
     title = "This player has made the most changes a player may"
     description = (
         "A player's token has logged the most changes one player may make to a game; the "
@@ -68,7 +68,7 @@ class SeatEventLimitReached(ServiceError):
 
 class TooManyRequests(ServiceError):
     slug = "too-many-requests"
-    status = 429
+    kind = Kind.RATE_LIMITED
     title = "Too many requests"
     description = "A rate limit was reached; retry after `Retry-After` seconds."
 
@@ -79,7 +79,7 @@ class TooManyRequests(ServiceError):
 
 class TooManyStreams(ServiceError):
     slug = "too-many-streams"
-    status = 503
+    kind = Kind.UNAVAILABLE
     title = "Too many clients follow games here"
     description = (
         "This process follows as many games live (streams and long-polls) as it may; retry "

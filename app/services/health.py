@@ -5,7 +5,8 @@ from __future__ import annotations
 import anyio
 import anyio.to_thread
 
-from app.persistence.db import Database, is_unavailable_error, unavailable_detail
+from app.persistence.db import Database
+from app.persistence.errors import is_unavailable_error, unavailable_detail
 
 # Readiness probes that may wait on the database at once; a probe the bound gave up on
 # keeps its thread until the database bounds end it, so this also caps such threads.

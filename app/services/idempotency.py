@@ -168,7 +168,7 @@ class Idempotency:
     def _release(self, key_hash: str) -> None:
         try:
             with self.db.transaction(write=True) as session:
-                IdempotencyRepository(session).delete(key_hash)
+                IdempotencyRepository(session).release(key_hash)
         except Exception:  # nothing to undo: on PostgreSQL the dead lock frees the key anyway
             pass
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy.exc import OperationalError
 from starlette.types import Message
 
-from app.api.problems import PROBLEM_TYPES, problem_responses
+from app.api.problems import PROBLEM_TYPES, problem_responses, status_of
 from app.api.problems.catalogue import ServiceUnavailable
 from app.domain.errors import DecisionsPending, InvalidInput, NotEligible, ServiceError
 from app.main import create_app
@@ -247,7 +247,7 @@ async def test_bug_is_500_without_details_and_logged(
 
 def test_every_contract_slug_has_its_status() -> None:
     expected = CONTRACT_SLUGS
-    assert {slug: PROBLEM_TYPES[slug].status for slug in expected} == expected
+    assert {slug: status_of(PROBLEM_TYPES[slug]) for slug in expected} == expected
 
 
 def test_problem_responses_groups_slugs_by_status() -> None:
@@ -267,7 +267,7 @@ async def test_problem_type_pages_resolve(client: httpx.AsyncClient) -> None:
     for slug in ("not-found", "decisions-pending", "service-unavailable"):
         response = await client.get(f"/problems/{slug}")
         assert response.status_code == 200
-        assert response.json()["status"] == PROBLEM_TYPES[slug].status
+        assert response.json()["status"] == status_of(PROBLEM_TYPES[slug])
     assert_problem(await client.get("/problems/nope"), 404, "not-found")
 
 

@@ -45,8 +45,8 @@ def docker(*args: str, timeout: float = 60, check: bool = True) -> str:
     return done.stdout
 
 
-def build_image() -> str:
-    """The base images (made only when missing), then the service's image on them."""
+def base_images() -> tuple[str, str]:
+    """The Debian and Python bases made from Debian's packages (made only when missing)."""
     bases = subprocess.run(
         ["bash", str(REPO_ROOT / "deploy" / "base" / "build.sh")],
         capture_output=True,
@@ -54,7 +54,13 @@ def build_image() -> str:
         timeout=BUILD_TIMEOUT,
     )
     assert bases.returncode == 0, bases.stdout[-3000:] + bases.stderr[-3000:]
-    python_base = bases.stdout.split()[-1]
+    debian_base, python_base = bases.stdout.split()[-2:]
+    return debian_base, python_base
+
+
+def build_image() -> str:
+    """The base images, then the service's image on them."""
+    _debian_base, python_base = base_images()
     docker(
         "build",
         "--network",

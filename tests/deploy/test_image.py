@@ -4,9 +4,7 @@ at once, the README's walkthrough, and SIGTERM (docs/deploy.md)."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +19,7 @@ from app.persistence.migrate import _MIGRATION_LOCK_KEY, alembic_config
 from tests.conftest import _create_database, _drop_database, _with_database
 from tests.deploy.engine import Container, docker, run_containers
 from tests.deploy.test_shutdown import hold_a_request
-from tests.live_server import REPO_ROOT
+from tests.support.walkthrough import run_walkthrough
 
 pytestmark = pytest.mark.postgres
 
@@ -102,15 +100,7 @@ def test_two_replicas_started_together_migrate_once(service_image: str, postgres
 
 
 def test_the_walkthrough_passes_against_the_image(replica: Container) -> None:
-    done = subprocess.run(
-        ["bash", str(REPO_ROOT / "docs" / "walkthrough.sh")],
-        env={**os.environ, "BASE": replica.base_url},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "9 report_resolved"
+    run_walkthrough(replica.base_url)
 
 
 def test_sigterm_ends_streams_and_exits_within_the_shutdown_timeout(

@@ -233,7 +233,7 @@ def test_an_inserted_key_can_be_completed_in_the_same_transaction(
     assert (stored.state, stored.status_code, stored.body) == ("completed", 201, b"sealed")
 
 
-def test_keys_are_deleted_and_purged_when_expired(migrated_database: Database) -> None:
+def test_keys_are_released_and_purged_when_expired(migrated_database: Database) -> None:
     expired = _key("d" * 64)
     expired.expires_at = utcnow() - timedelta(seconds=1)
     with migrated_database.transaction(write=True) as session:
@@ -243,8 +243,31 @@ def test_keys_are_deleted_and_purged_when_expired(migrated_database: Database) -
         keys.try_insert(_key("f" * 64))
     with migrated_database.transaction(write=True) as session:
         keys = IdempotencyRepository(session)
-        keys.delete("f" * 64)
+        keys.release("f" * 64)
         assert keys.purge_expired(utcnow()) == 1
     with migrated_database.transaction(write=False) as session:
         keys = IdempotencyRepository(session)
         assert [keys.get(h * 64) is not None for h in "def"] == [False, True, False]
+
+
+def test_a_release_never_takes_back_a_stored_answer(migrated_database: Database) -> None:
+    """A failed attempt releases its key for a retry; but an attempt that got no answer may
+    have committed all the same (its COMMIT reached the server before its connection was
+    cut): then the answer stays, for the retry to replay rather than act a second time."""
+    completed = _key("g" * 64)
+    with migrated_database.transaction(write=True) as session:
+        keys = IdempotencyRepository(session)
+        keys.try_insert(completed)
+        completed.state = "completed"
+        completed.status_code = 201
+        completed.body = b"sealed"
+        keys.try_insert(_key("h" * 64))
+    with migrated_database.transaction(write=True) as session:
+        keys = IdempotencyRepository(session)
+        keys.release("g" * 64)
+        keys.release("h" * 64)
+    with migrated_database.transaction(write=False) as session:
+        keys = IdempotencyRepository(session)
+        kept = keys.get("g" * 64)
+        assert kept is not None and (kept.state, kept.status_code) == ("completed", 201)
+        assert keys.get("h" * 64) is None

@@ -122,7 +122,8 @@ async def writes_and_reads(
             f"write {i}",
             "PUT",
             f"{stuck.url}/players/{player}/faith",
-            json={"faith": i % 10},
+            # Never its current faith (0): a change that leaves the game as it is stores nothing.
+            json={"faith": i % 10 + 1},
             headers=stuck.auth,
         )
 

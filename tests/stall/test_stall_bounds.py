@@ -85,3 +85,30 @@ def test_the_watchdog_works_again_after_close() -> None:
         watchdog.close()
         held.close()
         peer.close()
+
+
+def test_the_watchdog_tells_of_a_cut_before_the_blocked_call_fails() -> None:
+    """So that the call it fails, and whatever that call does next (releasing an
+    idempotency key, say), already finds the database stalled (app/persistence/stall.py)."""
+    held, peer = socket.socketpair()
+    told: list[bool] = []
+
+    def on_fire() -> None:
+        held.setblocking(False)
+        try:
+            held.recv(1)
+        except BlockingIOError:
+            told.append(True)  # nothing to read yet: the socket is still up
+        finally:
+            held.setblocking(True)
+
+    watchdog = Watchdog(0.2, on_fire=on_fire)
+    try:
+        watchdog.arm(1, held.fileno())
+        held.settimeout(5)
+        assert held.recv(1) == b""
+        assert told == [True]
+    finally:
+        watchdog.close()
+        held.close()
+        peer.close()

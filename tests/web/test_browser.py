@@ -82,3 +82,13 @@ def test_phone_warns_of_the_excommunication_only_when_the_report_is_due(
     browser: BrowserTests,
 ) -> None:
     browser.run("warning")
+
+
+def test_an_undone_resolution_shows_on_every_phone_and_no_screen_reads_again(
+    browser: BrowserTests,
+) -> None:
+    browser.run("undo")
+
+
+def test_host_recovery_reinvite_and_deletion_tell_every_screen(browser: BrowserTests) -> None:
+    browser.run("seats")

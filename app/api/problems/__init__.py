@@ -1,6 +1,7 @@
 """RFC 9457 problem details: every error this service returns is ``application/problem+json``.
 
 - ``catalogue``: the problem types, declared by their error classes;
+- ``statuses``: the HTTP status of each kind of error (and of the HTTP layer's own);
 - ``documents``: problem documents and responses;
 - ``handlers``: exceptions mapped to problems;
 - ``openapi``: the Problem schema and the ``responses=`` of each route.
@@ -16,6 +17,7 @@ from app.api.problems.documents import (
 )
 from app.api.problems.handlers import install_problem_handlers, unexpected_error_body
 from app.api.problems.openapi import Problem, problem_responses
+from app.api.problems.statuses import status_of
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
@@ -28,5 +30,6 @@ __all__ = [
     "problem_response",
     "problem_responses",
     "problem_type_uri",
+    "status_of",
     "unexpected_error_body",
 ]

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import app.services.errors  # noqa: F401  (declares the use cases' problem types)
-from app.domain.errors import ServiceError
+from app.api.problems.statuses import HttpProblem
+from app.domain.errors import Kind, ServiceError
 
 PROBLEM_TYPE_PREFIX = "/problems/"
 
 
-class BadRequest(ServiceError):
+class BadRequest(HttpProblem):
     slug = "bad-request"
     status = 400
     title = "Bad request"
@@ -25,14 +26,14 @@ class BadRequest(ServiceError):
     )
 
 
-class MethodNotAllowed(ServiceError):
+class MethodNotAllowed(HttpProblem):
     slug = "method-not-allowed"
     status = 405
     title = "Method not allowed"
     description = "The route exists but not with this method; `Allow` lists the methods it takes."
 
 
-class CorsRefused(ServiceError):
+class CorsRefused(HttpProblem):
     slug = "cors-refused"
     status = 403
     title = "Cross-origin request refused"
@@ -42,14 +43,14 @@ class CorsRefused(ServiceError):
     )
 
 
-class NotAcceptable(ServiceError):
+class NotAcceptable(HttpProblem):
     slug = "not-acceptable"
     status = 406
     title = "Not acceptable"
     description = "The service cannot answer in the media type asked."
 
 
-class RequestTimeout(ServiceError):
+class RequestTimeout(HttpProblem):
     slug = "request-timeout"
     status = 408
     title = "Request timeout"
@@ -59,21 +60,21 @@ class RequestTimeout(ServiceError):
     )
 
 
-class PayloadTooLarge(ServiceError):
+class PayloadTooLarge(HttpProblem):
     slug = "payload-too-large"
     status = 413
     title = "Request body too large"
     description = "The request body is larger than this service accepts."
 
 
-class UnsupportedMediaType(ServiceError):
+class UnsupportedMediaType(HttpProblem):
     slug = "unsupported-media-type"
     status = 415
     title = "Unsupported media type"
     description = "The request body must be `application/json`."
 
 
-class RequestHeaderFieldsTooLarge(ServiceError):
+class RequestHeaderFieldsTooLarge(HttpProblem):
     slug = "request-header-fields-too-large"
     status = 431
     title = "Request header fields too large"
@@ -82,7 +83,7 @@ class RequestHeaderFieldsTooLarge(ServiceError):
 
 class ServiceUnavailable(ServiceError):
     slug = "service-unavailable"
-    status = 503
+    kind = Kind.UNAVAILABLE
     title = "Service unavailable"
     description = (
         "The service cannot answer now (its database is unreachable or does not answer "
@@ -92,7 +93,7 @@ class ServiceUnavailable(ServiceError):
     )
 
 
-class InternalError(ServiceError):
+class InternalError(HttpProblem):
     slug = "internal-error"
     status = 500
     title = "Internal error"

@@ -11,6 +11,7 @@ from fastapi import Request
 from starlette.responses import Response
 
 from app.api.problems.catalogue import PROBLEM_TYPES, problem_type_uri
+from app.api.problems.statuses import status_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -38,7 +39,7 @@ def problem_body(
     body.update(
         type=problem_type_uri(slug),
         title=title or (problem_type.title if problem_type else slug),
-        status=status or (problem_type.status if problem_type else 422),
+        status=status or (status_of(problem_type) if problem_type else 422),
         detail=detail,
     )
     if instance is not None:

@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from app.api.problems.catalogue import PROBLEM_TYPES
 from app.api.problems.documents import problem_body, problem_response
+from app.api.problems.statuses import status_of
 from app.domain.errors import InvalidInput, ServiceError
 from app.services.errors import TooManyRequests, TooManyStreams
 from app.services.health import is_outage, outage_detail
@@ -117,7 +118,7 @@ async def http_exception_handler(request: Request, exc: Exception) -> Response:
         except ValueError:
             slug = f"http-{status}"
     else:
-        status = PROBLEM_TYPES[slug].status
+        status = status_of(PROBLEM_TYPES[slug])
     detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail, default=str)
     if slug == "not-found" and exc.detail == HTTPStatus.NOT_FOUND.phrase:
         detail = f"No route or resource at {request.url.path}"

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.problems.catalogue import PROBLEM_TYPES, problem_type_uri
 from app.api.problems.documents import PROBLEM_MEDIA_TYPE, problem_body
+from app.api.problems.statuses import status_of
 from app.domain.errors import ServiceError
 
 PROBLEM_SCHEMA_REF = "#/components/schemas/Problem"
@@ -95,7 +96,7 @@ def problem_responses(*slugs: str) -> dict[int | str, dict[str, Any]]:
     by_status: dict[int, list[type[ServiceError]]] = {}
     for slug in slugs:
         problem_type = _declared(slug)
-        group = by_status.setdefault(problem_type.status, [])
+        group = by_status.setdefault(status_of(problem_type), [])
         if problem_type not in group:
             group.append(problem_type)
     responses: dict[int | str, dict[str, Any]] = {}

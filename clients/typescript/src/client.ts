@@ -211,6 +211,63 @@ export class VaticanReportClient {
     return this.change("resolveReport", gameId, "POST", path, body, { ...rest, idempotencyKey: key }, period);
   }
 
+  /** Adds `delta` (-15..15, not 0) to a player's faith as it is when stored (R-FT-3), so
+   * that changes sent at once all count; with an Idempotency-Key, so a retry adds once. */
+  changePlayerFaith(
+    gameId: string,
+    playerId: string,
+    body: Body<"changePlayerFaith">,
+    options: ResolveOptions = {},
+  ): Promise<Reply<Answer<"changePlayerFaith">>> {
+    const path = `${game(gameId)}/players/${enc(playerId)}/faith-changes`;
+    return this.keyed("changePlayerFaith", gameId, "POST", path, body, options);
+  }
+
+  /** Moves a game that tracks rounds to its next round or report phase (R-RND-1). */
+  advanceRound(gameId: string, options: ResolveOptions = {}): Promise<Reply<Answer<"advanceRound">>> {
+    return this.keyed("advanceRound", gameId, "POST", `${game(gameId)}/round-advances`, undefined, options);
+  }
+
+  /** Reverts the last change of play still in effect (R-UNDO-1); the answer says what it
+   * reverted and what the next undo and redo would take. */
+  undoChange(gameId: string, options: ResolveOptions = {}): Promise<Reply<Answer<"undoChange">>> {
+    return this.keyed("undoChange", gameId, "POST", `${game(gameId)}/undo`, undefined, options);
+  }
+
+  /** Applies the most recently undone change again, while no change of play came since (R-UNDO-2). */
+  redoChange(gameId: string, options: ResolveOptions = {}): Promise<Reply<Answer<"redoChange">>> {
+    return this.keyed("redoChange", gameId, "POST", `${game(gameId)}/redo`, undefined, options);
+  }
+
+  /** A new token for a seat (`host` or a player's id), answered once: the seat's old
+   * token is refused from now on, and its streams end. */
+  issueSeatToken(gameId: string, seat: string, options: ResolveOptions = {}): Promise<Reply<Answer<"issueSeatToken">>> {
+    return this.keyed("issueSeatToken", gameId, "POST", `${game(gameId)}/seats/${enc(seat)}/token`, undefined, options);
+  }
+
+  /** Takes a player's seat back: its token is refused until the host issues a new one. */
+  revokeSeatToken(gameId: string, seat: string, options: ChangeCallOptions = {}): Promise<Reply<void>> {
+    return this.change("revokeSeatToken", gameId, "DELETE", `${game(gameId)}/seats/${enc(seat)}/token`, undefined, options);
+  }
+
+  /** Regains the host seat with the game's recovery code (no token needed): a new host
+   * token and a new recovery code, answered once; the old token and code are refused. */
+  recoverHostSeat(
+    gameId: string,
+    body: Body<"recoverHostSeat">,
+    options: CreateOptions = {},
+  ): Promise<Reply<Answer<"recoverHostSeat">>> {
+    const { idempotencyKey, ...rest } = options;
+    const path = `${game(gameId)}/recovery`;
+    return this.transport.send({ method: "POST", path, body, gameId, idempotencyKey: idempotencyKey ?? true, ...rest });
+  }
+
+  /** Deletes the game for everyone, its events and keys with it; its streams end (404).
+   * A retry after a lost answer may be a 404 `not-found`: the first try deleted it. */
+  deleteGame(gameId: string, options: ChangeCallOptions = {}): Promise<Reply<void>> {
+    return this.change("deleteGame", gameId, "DELETE", game(gameId), undefined, options);
+  }
+
   calculatePlayerGains(
     gameId: string,
     playerId: string,
@@ -252,10 +309,25 @@ export class VaticanReportClient {
     return this.transport.send({ method: "POST", path: `/v1/calculations/${name}`, body, ...options });
   }
 
+  /** A change sent with an Idempotency-Key (one for the operation, the same if
+   * retryStale sends it again), so that a retry after a lost answer does it once. */
+  private keyed<T>(
+    operation: keyof operations,
+    gameId: string,
+    method: "POST",
+    path: string,
+    body: unknown,
+    options: ResolveOptions,
+  ): Promise<Reply<T>> {
+    const { idempotencyKey, ...rest } = options;
+    const key = idempotencyKey ?? this.transport.idempotencyKey();
+    return this.change(operation, gameId, method, path, body, { ...rest, idempotencyKey: key });
+  }
+
   private async change<T>(
     operation: keyof operations,
     gameId: string,
-    method: "PUT" | "POST",
+    method: "PUT" | "POST" | "DELETE",
     path: string,
     body: unknown,
     options: ChangeCallOptions & { idempotencyKey?: string },

@@ -9,8 +9,10 @@ export { SseParser } from "./sse.js";
 export type { SseMessage } from "./sse.js";
 export { STALE_POLICY } from "./stale.js";
 export type { StalePolicy } from "./stale.js";
-export { GameState, applyEvent } from "./state.js";
-export type { AnyEvent, GameSnapshot, GameStateOptions, StateChange, StateListener } from "./state.js";
+export { EMPTY_HISTORY, KNOWN_EVENTS, applyEvent, applyToHistory, isPlayEvent } from "./fold.js";
+export type { AnyEvent, GameHistory, GameSnapshot, PlayEvent } from "./fold.js";
+export { GameState, endOf } from "./state.js";
+export type { GameStateOptions, StateChange, StateEnd, StateListener } from "./state.js";
 export { DEFAULT_RETRY, NetworkError, Transport, parseRetryAfter } from "./transport.js";
 export type {
   CallOptions,

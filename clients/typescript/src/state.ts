@@ -1,144 +1,71 @@
 // A game's state on the client, kept current by the game's events: read once (the game and
-// its three reports), then each event followed live is folded into it, as the service
-// folds it into its own, and every subscriber is told. A UI binds to `current` and never
-// reads the game again. An event this SDK does not know (a newer service's) is never
-// guessed at: the state is read again, once, and following goes on from there.
+// its three reports; with `history`, its log too), then each event followed live is folded
+// into it (fold.ts), as the service folds it into its own, and every subscriber is told.
+// A UI binds to `current` and never reads the game again, after its own changes or
+// others'. An event this SDK does not know (a newer service's) is never guessed at: the
+// state is read again, once, and following goes on from there. When following cannot go
+// on, `end` says why, typed: the game was deleted, or this token's seat closed.
 import type { VaticanReportClient } from "./client.js";
 import type { FollowOptions, Follower } from "./follow.js";
-import type { Game, GameEvent, Period, Report } from "./types.js";
+import {
+  EMPTY_HISTORY,
+  KNOWN_EVENTS,
+  PERIODS,
+  applyEvent,
+  applyToHistory,
+  type AnyEvent,
+  type GameHistory,
+  type GameSnapshot,
+} from "./fold.js";
+import { isProblem } from "./problems.js";
+import type { GameEvent } from "./types.js";
 
-const PERIODS: readonly Period[] = [1, 2, 3];
+/** Why following ended: `deleted` (the game is gone: 404), `seat-closed` (this token is
+ * refused, 401: its seat has a new token, none, or the host seat was recovered
+ * elsewhere), `closed` (`close()` was called), `failed` (anything else: a 403, a
+ * subscriber that threw; `error` has it). */
+export type StateEnd =
+  | { reason: "deleted"; error: unknown }
+  | { reason: "seat-closed"; error: unknown }
+  | { reason: "closed" }
+  | { reason: "failed"; error: unknown };
 
-/** The game and its reports, each as the service would answer for it at `version`. */
-export interface GameSnapshot {
-  /** As `GET /v1/games/{id}` answers (`game.version` is `version`). */
-  readonly game: Game;
-  /** As `GET /v1/games/{id}/reports/{period}` answers, by period. */
-  readonly reports: Readonly<Record<Period, Report>>;
-  /** The seq of the last event folded in: the game's version. */
-  readonly version: number;
-}
-
-/** Why the state changed: its first read, an event folded in, or a read again. */
+/** Why the state changed: its first read, an event folded in, a read again, or the end. */
 export type StateChange =
   | { kind: "read" }
   | { kind: "event"; event: GameEvent }
-  | { kind: "reread"; reason: "unknown-event" | "unexpected-event" | "gap"; event: GameEvent };
+  | { kind: "reread"; reason: "unknown-event" | "unexpected-event" | "gap"; event: GameEvent }
+  | { kind: "ended"; end: StateEnd };
 
 export type StateListener = (snapshot: GameSnapshot, change: StateChange) => void;
 
 export interface GameStateOptions
-  extends Pick<FollowOptions, "mode" | "wait" | "idleTimeoutMs" | "minPollIntervalMs" | "token" | "signal" | "onError"> {}
-
-/** An event as received: its `type` may be one this SDK does not know. */
-export type AnyEvent = GameEvent | { seq: number; type: string; at: string; data: unknown };
-
-/**
- * The snapshot after `event`, or null when this SDK cannot fold it in (an event type it
- * does not know, or data it does not expect): read the game again then. Pure: the
- * snapshot given is not changed, and the parts the event leaves alone are shared.
- */
-export function applyEvent(snapshot: GameSnapshot, event: AnyEvent): GameSnapshot | null {
-  try {
-    return fold(snapshot, event as GameEvent);
-  } catch {
-    return null;
-  }
+  extends Pick<FollowOptions, "mode" | "wait" | "idleTimeoutMs" | "minPollIntervalMs" | "token" | "signal" | "onError"> {
+  /** Also keep what an undo and a redo would take (`snapshot.history`), from the game's
+   * log, read once from its first event (at most `MAX_EVENTS_PER_GAME` of them). */
+  history?: boolean;
 }
 
-function fold(snapshot: GameSnapshot, event: GameEvent): GameSnapshot | null {
-  let game: Game = { ...snapshot.game, version: event.seq };
-  const reports: Record<Period, Report> = { ...snapshot.reports };
-  switch (event.type) {
-    case "faith_set": {
-      const faith = new Map(event.data.changes.map((c) => [c.player_id, c.to]));
-      game = withPlayers(game, (p) => (faith.has(p.id) ? { ...p, faith: faith.get(p.id)! } : p));
-      break;
-    }
-    case "leaders_set":
-      game = withPlayers(game, (p) => (p.id === event.data.player_id ? { ...p, leaders: [...event.data.to] } : p));
-      break;
-    case "turn_order_set":
-      game = { ...game, turn_order: [...event.data.to] };
-      break;
-    case "decision_set": {
-      const { period, player_id, choice } = event.data;
-      const report = reports[period];
-      if (!report.decisions.some((d) => d.player_id === player_id)) return null;
-      reports[period] = {
-        ...report,
-        decisions: report.decisions.map((d) => (d.player_id === player_id ? { ...d, choice } : d)),
-      };
-      break;
-    }
-    case "report_resolved": {
-      const { period, outcomes } = event.data;
-      const byPlayer = new Map(outcomes.map((o) => [o.player_id, o]));
-      game = withPlayers(game, (p) => {
-        const outcome = byPlayer.get(p.id);
-        if (!outcome) return p;
-        const excommunications =
-          outcome.excommunicated && outcome.tile_id !== null
-            ? [...p.excommunications, { period, tile_id: outcome.tile_id }]
-            : p.excommunications;
-        return {
-          ...p,
-          faith: outcome.faith_after,
-          report_victory_points: p.report_victory_points + outcome.victory_points.total,
-          excommunications,
-        };
-      });
-      game = {
-        ...game,
-        reports: game.reports.map((r) => (r.period === period ? { ...r, status: "resolved" } : r)),
-      };
-      reports[period] = { ...reports[period], status: "resolved", outcomes, resolved_at: event.at };
-      break;
-    }
-    default:
-      // game_created is always seq 1, read with the game; any other type is a newer
-      // service's: this SDK does not guess what it changes.
-      return null;
-  }
-  for (const period of PERIODS) reports[period] = withDecisions(reports[period], game);
-  return { game, reports, version: event.seq };
-}
-
-function withPlayers(game: Game, change: (player: Game["players"][number]) => Game["players"][number]): Game {
-  return { ...game, players: game.players.map(change) };
-}
-
-/** A report's decisions as the service lists them: every player in turn order, eligible
- * by their faith (by their faith before the report, once it is resolved), with their choice. */
-function withDecisions(report: Report, game: Game): Report {
-  const choices = new Map(report.decisions.map((d) => [d.player_id, d.choice]));
-  const before = new Map((report.outcomes ?? []).map((o) => [o.player_id, o.faith_before]));
-  const faith = new Map(game.players.map((p) => [p.id, p.faith]));
-  const decisions = game.turn_order.map((player_id) => ({
-    player_id,
-    eligible: (before.get(player_id) ?? faith.get(player_id) ?? 0) >= report.threshold,
-    choice: choices.get(player_id) ?? null,
-  }));
-  const same =
-    decisions.length === report.decisions.length &&
-    decisions.every((d, i) => {
-      const old = report.decisions[i]!;
-      return old.player_id === d.player_id && old.eligible === d.eligible && old.choice === d.choice;
-    });
-  return same ? report : { ...report, decisions };
+/** The end a failure to read or follow means. */
+export function endOf(error: unknown): StateEnd {
+  if (isProblem(error, "not-found")) return { reason: "deleted", error };
+  if (isProblem(error, "unauthorized")) return { reason: "seat-closed", error };
+  return { reason: "failed", error };
 }
 
 /**
  * A game's state, current with its events. `ready` resolves with the first snapshot;
  * `subscribe(fn)` calls `fn` with each new snapshot (at once with the current one, if
- * any); `close()` stops following. `done` rejects when following cannot go on (401, 403,
- * 404), as `follow()`'s does.
+ * any); `close()` stops following. `end` resolves with why following stopped (and
+ * subscribers are told, `kind: "ended"`); `done` rejects when following cannot go on
+ * (401, 403, 404), as `follow()`'s does.
  */
 export class GameState {
   readonly gameId: string;
   /** How many times the state was read again because an event could not be folded in. */
   rereads = 0;
   private snapshot: GameSnapshot | undefined;
+  private finished: StateEnd | undefined;
   private readonly listeners = new Set<StateListener>();
   private follower: Follower | undefined;
   private closed = false;
@@ -146,6 +73,7 @@ export class GameState {
   private readonly options: GameStateOptions;
   readonly ready: Promise<GameSnapshot>;
   readonly done: Promise<void>;
+  readonly end: Promise<StateEnd>;
 
   constructor(client: VaticanReportClient, gameId: string, options: GameStateOptions = {}) {
     this.client = client;
@@ -156,6 +84,10 @@ export class GameState {
       return snapshot;
     });
     this.done = this.ready.then(() => this.follow());
+    this.end = this.done.then(
+      () => this.finish({ reason: "closed" }),
+      (error: unknown) => this.finish(this.closed ? { reason: "closed" } : endOf(error)),
+    );
     // Handled here so an unobserved state cannot crash the process; awaiting still sees it.
     this.ready.catch(() => undefined);
     this.done.catch(() => undefined);
@@ -164,6 +96,11 @@ export class GameState {
   /** The latest snapshot (undefined until the first read has answered). */
   get current(): GameSnapshot | undefined {
     return this.snapshot;
+  }
+
+  /** Why following ended; undefined while it goes on. */
+  get ended(): StateEnd | undefined {
+    return this.finished;
   }
 
   /** `stream` or `poll` once following, as `follow()` says. */
@@ -182,9 +119,15 @@ export class GameState {
     this.follower?.close();
   }
 
+  private finish(end: StateEnd): StateEnd {
+    this.finished = end;
+    if (this.snapshot) this.publish(this.snapshot, { kind: "ended", end });
+    return end;
+  }
+
   private async follow(): Promise<void> {
     if (this.closed) return;
-    const { signal, ...rest } = this.options;
+    const { signal, history: _history, ...rest } = this.options;
     this.follower = this.client.follow(this.gameId, {
       ...rest,
       ...(signal ? { signal } : {}),
@@ -199,7 +142,7 @@ export class GameState {
     const snapshot = this.snapshot!;
     if (event.seq <= snapshot.version) return; // already in a read that overtook it
     const reason =
-      event.seq !== snapshot.version + 1 ? "gap" : KNOWN.has(event.type) ? "unexpected-event" : "unknown-event";
+      event.seq !== snapshot.version + 1 ? "gap" : KNOWN_EVENTS.has(event.type) ? "unexpected-event" : "unknown-event";
     const next = reason === "gap" ? null : applyEvent(snapshot, event);
     if (next) {
       this.publish(next, { kind: "event", event: event as GameEvent });
@@ -220,8 +163,29 @@ export class GameState {
       const replies = await Promise.all(PERIODS.map((p) => this.client.getReport(this.gameId, p, options)));
       const reports = { 1: replies[0]!.data, 2: replies[1]!.data, 3: replies[2]!.data };
       const agree = replies.every((r) => r.etag === `"${game.version}"`);
-      if (agree || attempt >= 3) return { game, reports, version: game.version };
+      if (agree || attempt >= 3) {
+        if (!this.options.history) return { game, reports, version: game.version };
+        return { game, reports, version: game.version, history: await this.readHistory(game.version) };
+      }
     }
+  }
+
+  /** What undo and redo would take at `version`, from the log's first event on. */
+  private async readHistory(version: number): Promise<GameHistory> {
+    const options = { ...(this.options.token ? { token: this.options.token } : {}) };
+    let history: GameHistory = EMPTY_HISTORY;
+    for (let after = 0; after < version; ) {
+      const page = (await this.client.listGameEvents(this.gameId, { after, limit: 1000 }, options)).data;
+      if (page.events.length === 0) break;
+      for (const event of page.events) {
+        if (event.seq > version) return history;
+        const next = applyToHistory(history, event);
+        if (!next) throw new Error(`the log of game ${this.gameId} undoes a change it does not hold (seq ${event.seq})`);
+        history = next;
+      }
+      after = page.last_seq;
+    }
+    return history;
   }
 
   private publish(snapshot: GameSnapshot, change: StateChange): void {
@@ -229,12 +193,3 @@ export class GameState {
     for (const listener of [...this.listeners]) listener(snapshot, change);
   }
 }
-
-const KNOWN: ReadonlySet<string> = new Set<GameEvent["type"]>([
-  "game_created",
-  "faith_set",
-  "leaders_set",
-  "turn_order_set",
-  "decision_set",
-  "report_resolved",
-]);

@@ -78,7 +78,7 @@ export class NetworkError extends Error {
 }
 
 export interface Call {
-  method: "GET" | "PUT" | "POST";
+  method: "GET" | "PUT" | "POST" | "DELETE";
   path: string;
   query?: Record<string, string | number | boolean | readonly string[] | null | undefined>;
   body?: unknown;

@@ -260,3 +260,56 @@ describe("paths and queries", () => {
     assert.equal(fake.calls[1]?.url, `${BASE}/v1/games/a%2Fb/events?after=4&limit=10`);
   });
 });
+
+describe("the calls of undo, rounds, seats, recovery and deletion", () => {
+  test("each goes to its path with its method; the POSTs carry an Idempotency-Key, the changes If-Match", async () => {
+    const answers = () => [
+      json(200, { player: {}, faith_lost: 0, applied: 1 }, { ETag: '"2"' }),
+      json(200, GAME, { ETag: '"3"' }),
+      json(200, { undone: { seq: 3, type: "round_advanced" }, undo: null, redo: null, game: GAME }, { ETag: '"4"' }),
+      json(200, { redone: { seq: 3, type: "round_advanced" }, undo: null, redo: null, game: GAME }, { ETag: '"5"' }),
+      json(200, { seat: "p1", token: "new" }),
+      new Response(null, { status: 204 }),
+      json(200, { host_token: "h2", recovery_code: "CODE" }),
+      new Response(null, { status: 204 }),
+    ];
+    const fake = new FakeFetch(json(200, GAME, { ETag: '"1"' }), ...answers());
+    const { sdk } = client(fake, { token: "host-secret" });
+    await sdk.getGame("g1");
+    await sdk.changePlayerFaith("g1", "p1", { delta: 1 });
+    await sdk.advanceRound("g1");
+    await sdk.undoChange("g1");
+    await sdk.redoChange("g1");
+    assert.equal((await sdk.issueSeatToken("g1", "p1")).data.token, "new");
+    assert.equal((await sdk.revokeSeatToken("g1", "p2")).data, undefined);
+    assert.equal((await sdk.recoverHostSeat("g1", { recovery_code: "code" })).data.host_token, "h2");
+    assert.equal((await sdk.deleteGame("g1", { ifMatch: false })).status, 204);
+    const seen = fake.calls.slice(1).map((c) => [
+      c.method,
+      c.url.slice(BASE.length),
+      UUID.test(c.headers.get("Idempotency-Key") ?? ""),
+      c.headers.get("If-Match"),
+      c.body ?? null,
+    ]);
+    assert.deepEqual(seen, [
+      ["POST", "/v1/games/g1/players/p1/faith-changes", true, '"1"', '{"delta":1}'],
+      ["POST", "/v1/games/g1/round-advances", true, '"2"', null],
+      ["POST", "/v1/games/g1/undo", true, '"3"', null],
+      ["POST", "/v1/games/g1/redo", true, '"4"', null],
+      ["POST", "/v1/games/g1/seats/p1/token", true, '"5"', null],
+      ["DELETE", "/v1/games/g1/seats/p2/token", false, '"5"', null],
+      // The recovery is not made on a version the caller saw: no If-Match.
+      ["POST", "/v1/games/g1/recovery", true, null, '{"recovery_code":"code"}'],
+      ["DELETE", "/v1/games/g1", false, null, null],
+    ]);
+  });
+
+  test("a retry after a network error sends the same key: an undo is done once", async () => {
+    const fake = new FakeFetch(new TypeError("connection reset"), json(200, { undone: { seq: 2, type: "faith_set" }, undo: null, redo: null, game: GAME }));
+    const { sdk } = client(fake, { token: "host-secret" });
+    await sdk.undoChange("g1");
+    const [first, second] = fake.calls;
+    assert.ok(UUID.test(first!.headers.get("Idempotency-Key") ?? ""));
+    assert.equal(second!.headers.get("Idempotency-Key"), first!.headers.get("Idempotency-Key"));
+  });
+});

@@ -115,18 +115,23 @@ function random(seed: number): () => number {
 }
 
 /** One random change by one of the devices; refusals (a player short of faith, a report
- * out of order...) change nothing and are part of the game. Changes ignore versions:
- * the devices race like phones at a table. */
+ * out of order, nothing to undo...) change nothing and are part of the game. Changes
+ * ignore versions: the devices race like phones at a table. A seat given a new token
+ * gets a new phone (`phones` is updated); `keep` is the seat of the watching phone. */
 async function randomChange(
   next: () => number,
   gameId: string,
   host: VaticanReportClient,
   phones: Record<string, VaticanReportClient>,
+  keep: string,
 ): Promise<string> {
   const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const ids = ["p1", "p2", "p3"];
   const period = pick([1, 1, 2, 3] as const) as Period;
-  const kind = pick(["faith", "faith", "player-faith", "leaders", "order", "decision", "decision", "resolve"]);
+  const kind = pick([
+    "faith", "player-faith", "faith-change", "faith-change", "leaders", "order", "decision", "decision", "decision",
+    "resolve", "resolve", "round", "round", "undo", "undo", "redo", "seat",
+  ]);
   const free = { ifMatch: false } as const;
   try {
     switch (kind) {
@@ -136,6 +141,12 @@ async function randomChange(
       case "player-faith": {
         const id = pick(ids);
         await phones[id]!.setPlayerFaith(gameId, id, { faith: Math.floor(next() * 16) }, free);
+        break;
+      }
+      case "faith-change": {
+        const id = pick(ids);
+        const delta = pick([-3, -1, 1, 2, 5, 9]);
+        await (next() < 0.5 ? host : phones[id]!).changePlayerFaith(gameId, id, { delta }, free);
         break;
       }
       case "leaders":
@@ -152,18 +163,54 @@ async function randomChange(
       case "resolve":
         await host.resolveReport(gameId, period, next() < 0.7 ? { default_choice: pick(["support", "refuse"] as const) } : {}, free);
         break;
+      case "round":
+        await host.advanceRound(gameId, free);
+        break;
+      case "undo":
+        await host.undoChange(gameId, free);
+        break;
+      case "redo":
+        await host.redoChange(gameId, free);
+        break;
+      case "seat": {
+        const id = pick(ids.filter((seat) => seat !== keep));
+        const issued = await host.issueSeatToken(gameId, id, free);
+        phones[id] = device(issued.data.token);
+        break;
+      }
     }
     return kind;
   } catch (error) {
-    if (isProblem(error, "not-eligible", "report-resolved", "report-out-of-order", "decisions-pending")) return "refused";
+    const refusals = [
+      "not-eligible", "report-resolved", "report-out-of-order", "decisions-pending", "not-in-report-phase",
+      "report-still-open", "last-round", "nothing-to-undo", "nothing-to-redo",
+    ] as const;
+    if (isProblem(error, ...refusals)) return `refused:${error.slug}`;
     throw error;
   }
 }
 
+/** The snapshot without its history: what a fresh read of the game and reports gives. */
+function withoutHistory(snapshot: GameSnapshot | undefined): GameSnapshot | undefined {
+  if (!snapshot) return snapshot;
+  const { history: _history, ...rest } = snapshot;
+  return rest;
+}
+
+const top = (changes: readonly { seq: number }[] | undefined) => changes?.[changes.length - 1]?.seq ?? null;
+
 test("gameState() equals a fresh read after a seeded random sequence of changes from other devices", { skip }, async () => {
-  const { gameId, host: hostToken, players } = await newGame(true);
+  const created = await device().createGame({
+    players: [{ name: "Anna", leaders: ["sisto_iv"] }, { name: "Bruno" }, { name: "Carla" }],
+    seed: 42,
+    players_enter_faith: true,
+    track_rounds: true,
+  });
+  const gameId = created.data.game.id;
+  const hostToken = created.data.host_token;
+  const players = created.data.player_tokens;
   const watcher = device(players["p2"]); // a phone that only watches
-  const state = watcher.gameState(gameId);
+  const state = watcher.gameState(gameId, { history: true });
   const changes: number[] = [];
   state.subscribe((snapshot, change) => {
     if (change.kind === "event") changes.push(snapshot.version);
@@ -174,31 +221,70 @@ test("gameState() equals a fresh read after a seeded random sequence of changes 
   const next = random(20261201);
   const kinds: string[] = [];
   try {
-    for (let i = 0; i < 60; i++) {
-      kinds.push(await randomChange(next, gameId, host, phones));
+    for (let i = 0; i < 120; i++) {
+      kinds.push(await randomChange(next, gameId, host, phones, "p2"));
       // Now and then the state is compared mid-game, while changes still arrive.
       if (i % 20 === 19) {
         const expected = await freshRead(device(hostToken), gameId);
         await until(() => (state.current?.version ?? 0) >= expected.version, `version ${expected.version}`);
-        if (state.current!.version === expected.version) assert.deepEqual(state.current, expected);
+        if (state.current!.version === expected.version) assert.deepEqual(withoutHistory(state.current), expected);
       }
     }
     const expected = await freshRead(device(hostToken), gameId);
     await until(() => state.current?.version === expected.version, `version ${expected.version}`);
-    assert.deepEqual(state.current, expected);
+    assert.deepEqual(withoutHistory(state.current), expected);
     // Every change arrived as an event, folded in: none needed a read.
     assert.equal(state.rereads, 0);
     assert.deepEqual(changes, Array.from({ length: expected.version - 1 }, (_, i) => i + 2));
     // The sequence did play the game: reports resolved, choices refused, every kind of change.
-    assert.ok(expected.version > 30, `only ${expected.version} versions`);
+    assert.ok(expected.version > 50, `only ${expected.version} versions`);
     assert.ok(Object.values(expected.reports).some((r) => r.status === "resolved"));
-    for (const kind of ["faith", "player-faith", "leaders", "order", "decision", "resolve", "refused"]) {
+    for (const kind of ["faith", "player-faith", "faith-change", "leaders", "order", "decision", "resolve", "round", "undo", "redo", "seat"]) {
       assert.ok(kinds.includes(kind), `no ${kind} in ${kinds.join(" ")}`);
     }
+    assert.ok(kinds.some((kind) => kind.startsWith("refused:")), kinds.join(" "));
+
+    // The history the state kept is the service's: what it says an undo takes is what the
+    // undo takes, and after it, what the answer says the next undo and redo would take.
+    for (let i = 0; i < 3; i++) {
+      const before = state.current!.history!;
+      const undone = await host.undoChange(gameId, { ifMatch: false });
+      assert.equal(undone.data.undone.seq, top(before.undoable));
+      await until(() => state.current?.version === undone.data.game.version, `version ${undone.data.game.version}`);
+      assert.equal(top(state.current!.history!.undoable), undone.data.undo?.seq ?? null);
+      assert.equal(top(state.current!.history!.redoable), undone.data.redo?.seq ?? null);
+      assert.deepEqual(state.current!.game, undone.data.game);
+    }
+    const redone = await host.redoChange(gameId, { ifMatch: false });
+    await until(() => state.current?.version === redone.data.game.version, `version ${redone.data.game.version}`);
+    assert.equal(top(state.current!.history!.undoable), redone.data.undo?.seq ?? null);
+    assert.equal(top(state.current!.history!.redoable), redone.data.redo?.seq ?? null);
+    assert.deepEqual(withoutHistory(state.current), await freshRead(device(hostToken), gameId));
   } finally {
     state.close();
     await state.done;
   }
+});
+
+test("gameState() ends typed: a seat given a new token is seat-closed, a deleted game is deleted", { skip }, async () => {
+  const { gameId, host: hostToken, players } = await newGame();
+  const host = device(hostToken);
+  const old = device(players["p1"]).gameState(gameId);
+  const table = device(players["p3"]).gameState(gameId);
+  await Promise.all([old.ready, table.ready]);
+  const issued = await host.issueSeatToken(gameId, "p1");
+  assert.equal(issued.data.seat, "p1");
+  const end = await old.end;
+  assert.equal(end.reason, "seat-closed");
+  assert.ok("error" in end && isProblem(end.error, "unauthorized"), String(end));
+  // The new phone takes the seat; the table heard that the seat moved, and nothing else.
+  const phone = device(issued.data.token).gameState(gameId);
+  await phone.ready;
+  await until(() => table.current?.version === 2, "the seat's event");
+  assert.equal(table.rereads, 0);
+  await host.deleteGame(gameId);
+  for (const state of [phone, table]) assert.equal((await state.end).reason, "deleted");
+  assert.ok(isProblem(await host.getGame(gameId).catch((e: unknown) => e), "not-found"));
 });
 
 test("an event type the SDK does not know: the state reads the game again, once, and stays true", { skip }, async () => {
@@ -209,7 +295,7 @@ test("an event type the SDK does not know: the state reads the game again, once,
     const response = await fetch(url, init);
     if (!url.includes("/events?")) return response;
     const page = (await response.json()) as { events: Array<{ seq: number; type: string }> };
-    for (const event of page.events) if (event.seq === 3) event.type = "round_advanced";
+    for (const event of page.events) if (event.seq === 3) event.type = "table_flipped";
     return new Response(JSON.stringify(page), { status: response.status, headers: response.headers });
   };
   const state = device(players["p1"], { fetch: renamed }).gameState(gameId, { mode: "poll", wait: 2 });

@@ -3,8 +3,7 @@ import {
   VaticanReportClient,
   isProblem,
   type FetchLike,
-  type GameEvent,
-  type Schemas,
+  type GameState,
 } from "@vatican-report/client";
 
 /** The service's root: this page's origin, or `?api=<url>` for a service on another origin
@@ -14,7 +13,7 @@ export function baseUrl(): string {
   return api ? api.replace(/\/+$/, "") : location.origin;
 }
 
-export type Connection = "connecting" | "live" | "reconnecting" | "failed";
+export type Connection = "connecting" | "live" | "reconnecting" | "failed" | "closed";
 
 /** Both the live stream and a long-poll go through this fetch: an answer from the service
  * means we are live (a 404 for the stream too: the SDK then long-polls), a failure to connect
@@ -35,19 +34,19 @@ function watchingFetch(onFollow: (ok: boolean) => void): FetchLike {
 
 export interface LiveGame {
   client: VaticanReportClient;
-  game: Schemas["GameRead"];
+  /** The game's state, kept current by its events: screens render its snapshots and
+   * never read the game again, after their own changes or others'. */
+  state: GameState;
   close(): void;
 }
 
-/** Reads the game with `token`, then follows it from that version on: `onChange` runs on
- * each event, `onConnection` whenever the connection's state changes. With `history`, the
- * events before that version are handed to `onChange` first, from the first one. */
+/** Follows the game with `token` through the SDK's GameState (with what undo and redo
+ * would take, from the log): `onConnection` runs whenever the connection's state changes.
+ * The first snapshot is ready when this resolves. */
 export async function openGame(
   gameId: string,
   token: string,
-  onChange: (event: GameEvent) => void,
   onConnection: (state: Connection, error?: unknown) => void,
-  { history = false }: { history?: boolean } = {},
 ): Promise<LiveGame> {
   let state: Connection = "connecting";
   const set = (next: Connection, error?: unknown) => {
@@ -61,14 +60,10 @@ export async function openGame(
     token,
     fetch: watchingFetch((ok) => set(ok ? "live" : "reconnecting")),
   });
-  const game = (await client.getGame(gameId)).data;
-  const follower = client.follow(gameId, {
-    after: history ? 0 : game.version,
-    onEvent: (event) => onChange(event),
-    onError: (error) => set("reconnecting", error),
-  });
-  follower.done.catch((error: unknown) => set("failed", error));
-  return { client, game, close: () => follower.close() };
+  const game = client.gameState(gameId, { history: true, onError: (error) => set("reconnecting", error) });
+  void game.end.then((end) => set(end.reason === "failed" ? "failed" : "closed", "error" in end ? end.error : undefined));
+  await game.ready;
+  return { client, state: game, close: () => game.close() };
 }
 
 export function anonymous(): VaticanReportClient {
@@ -86,6 +81,15 @@ function store(key: string, value: string): void {
     localStorage.setItem(key, value);
   } catch {
     sessionStorage.setItem(key, value);
+  }
+}
+
+function drop(key: string): void {
+  try {
+    localStorage.removeItem(key);
+    sessionStorage.removeItem(key);
+  } catch {
+    // no storage: nothing kept
   }
 }
 
@@ -111,6 +115,16 @@ export const tokens = {
   },
   setInvites: (gameId: string, byPlayer: Record<string, string>) =>
     store(`vr:invites:${gameId}`, JSON.stringify(byPlayer)),
+  setInvite(gameId: string, playerId: string, token: string): void {
+    this.setInvites(gameId, { ...this.invites(gameId), [playerId]: token });
+  },
+  recoveryCode: (gameId: string) => load(`vr:recovery:${gameId}`),
+  setRecoveryCode: (gameId: string, code: string) => store(`vr:recovery:${gameId}`, code),
+  forgetRecoveryCode: (gameId: string) => drop(`vr:recovery:${gameId}`),
+  /** Everything this device keeps about a game: its tokens, invites and recovery code. */
+  forget(gameId: string): void {
+    for (const key of [hostKey(gameId), `vr:invites:${gameId}`, `vr:recovery:${gameId}`]) drop(key);
+  },
   hostedGames(): string[] {
     const ids: string[] = [];
     try {
@@ -134,14 +148,33 @@ export function inviteUrl(gameId: string, playerId: string, token: string): stri
   return pageUrl(`/play/${encodeURIComponent(gameId)}/${encodeURIComponent(playerId)}/${encodeURIComponent(token)}`);
 }
 
-/** A change that names absolute values (a Faith, a choice) is retried once after a 412:
- * it still means the same on the newer version. `refresh` reads the game again first. */
-export async function withFreshRetry<T>(change: () => Promise<T>, refresh: () => Promise<unknown>): Promise<T> {
+/** A change that names absolute values (a Faith, a choice) is sent once more after a 412:
+ * it still means the same on the newer version. Nothing is read: the state hears the
+ * change that overtook this one, and the SDK then knows the version to send. */
+export async function withFreshRetry<T>(state: GameState, change: () => Promise<T>): Promise<T> {
   try {
     return await change();
   } catch (error) {
     if (!isProblem(error, "version-mismatch")) throw error;
-    await refresh();
+    const current = Number(error.problem.current_version ?? 0);
+    await caughtUp(state, current);
     return change();
   }
+}
+
+/** Resolves once the state has folded in `version` (bounded: then the retry gets its 412). */
+function caughtUp(state: GameState, version: number, ms = 10_000): Promise<void> {
+  if ((state.current?.version ?? 0) >= version) return Promise.resolve();
+  return new Promise((resolve) => {
+    let stop = (): void => undefined;
+    const done = (): void => {
+      clearTimeout(timer);
+      stop();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop = state.subscribe((snapshot, change) => {
+      if (snapshot.version >= version || change.kind === "ended") done();
+    });
+  });
 }

@@ -14,6 +14,7 @@ interface Draft {
   seed: string;
   picks: Record<string, string>;
   playersEnterFaith: boolean;
+  trackRounds: boolean;
 }
 
 export class CreateScreen {
@@ -30,6 +31,7 @@ export class CreateScreen {
     seed: "",
     picks: {},
     playersEnterFaith: false,
+    trackRounds: false,
   };
 
   constructor(
@@ -62,6 +64,7 @@ export class CreateScreen {
       const answer = await anonymous().createGame({
         players: d.players.map((p) => ({ name: p.name.trim(), leaders: p.leaders })),
         players_enter_faith: d.playersEnterFaith,
+        track_rounds: d.trackRounds,
         ...(d.mode === "pick"
           ? { tiles: { "1": d.picks["1"]!, "2": d.picks["2"]!, "3": d.picks["3"]! } }
           : seed
@@ -71,6 +74,7 @@ export class CreateScreen {
       const created = answer.data;
       tokens.setHost(created.game.id, created.host_token);
       tokens.setInvites(created.game.id, created.player_tokens);
+      tokens.setRecoveryCode(created.game.id, created.recovery_code);
       this.onCreated(created.game.id);
     } catch (error) {
       this.error = error;
@@ -233,6 +237,19 @@ export class CreateScreen {
             }),
             ` ${t("players_enter_faith")}`,
           ),
+          h(
+            "label",
+            { class: "check" },
+            h("input", {
+              type: "checkbox",
+              id: "track-rounds",
+              checked: d.trackRounds,
+              onchange: (event: Event) => {
+                d.trackRounds = (event.target as HTMLInputElement).checked;
+              },
+            }),
+            ` ${t("track_rounds")}`,
+          ),
           this.error ? errorBox(this.error) : null,
           h("button", { type: "submit", class: "primary", id: "create", disabled: this.busy }, this.busy ? t("creating") : t("create")),
         ),
@@ -244,6 +261,7 @@ export class CreateScreen {
               h("ul", {}, hosted.map((id) => h("li", {}, h("a", { href: pageUrl(`/host/${id}`) }, t("game", { id: id.slice(0, 8) }))))),
             )
           : null,
+        h("p", {}, h("a", { href: pageUrl("/recover"), id: "recover-link" }, t("recover_a_game"))),
       ),
     );
   }

@@ -6,8 +6,9 @@
 // - a game that tracks its rounds says so: due in the last round of the period (round 2, 4 or
 //   6) and in its report phase, never before;
 // - a game that does not: due once Faith has been entered for the period, i.e. a Faith entry
-//   or a decision logged since the previous report was resolved (since the creation, for
-//   period I). Until then the phone only says what the report will need.
+//   or a decision in effect since the previous report was resolved (since the creation, for
+//   period I); what was undone does not count. Until then the phone only says what the
+//   report will need.
 import type { GameEvent } from "@vatican-report/client";
 
 /** What the game's log says about the period under way. */
@@ -25,11 +26,18 @@ export function afterEvent(signals: PeriodSignals, event: Pick<GameEvent, "type"
     case "report_resolved":
       return NO_SIGNALS;
     case "faith_set":
+    case "faith_changed":
     case "decision_set":
       return { faithEntered: true };
     default:
       return signals;
   }
+}
+
+/** The signals of a game's changes of play in effect, oldest first (the SDK's
+ * `snapshot.history.undoable`): an undone Faith entry or resolution no longer counts. */
+export function signalsOf(changes: readonly Pick<GameEvent, "type">[]): PeriodSignals {
+  return changes.reduce(afterEvent, NO_SIGNALS);
 }
 
 /** Where a game that tracks its rounds is: round 1..6, in its play or its report phase. */
@@ -39,8 +47,7 @@ export interface RoundClock {
 }
 
 /** The round a game reports, or null for a game that does not track rounds (and for a
- * service that does not tell: the SDK's GameRead has no round yet, so it is read here from
- * the answer as the service sends it, and anything but a well-formed round counts as none). */
+ * service that does not tell: anything but a well-formed round counts as none). */
 export function roundOf(game: object): RoundClock | null {
   const round = (game as { round?: unknown }).round;
   if (typeof round !== "object" || round === null) return null;

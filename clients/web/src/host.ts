@@ -1,54 +1,51 @@
 // The host's screen: the tiles, the Faith track entered by tapping, the coming report with
-// who may choose and what supporting pays, the resolution for everyone, each player's
-// excommunications and invite, the calculators and the final score.
-import { isProblem, type VaticanReportClient } from "@vatican-report/client";
-import { anonymous, inviteUrl, openGame, tokens, withFreshRetry, type Connection } from "./api.js";
+// who may choose and what supporting pays, the resolution for everyone, undo and redo, the
+// round, each player's excommunications and invite, the calculators, the final score, the
+// host seat's recovery code and the game's deletion. It renders the snapshots of the SDK's
+// GameState: nothing is read again after a change, its own or another device's.
+import { endOf, isProblem, type GameSnapshot, type GameState, type StateEnd, type VaticanReportClient } from "@vatican-report/client";
+import { anonymous, openGame, tokens, withFreshRetry, type Connection } from "./api.js";
 import { calculators } from "./calculators.js";
-import {
-  disc,
-  errorBox,
-  excommunicationList,
-  header,
-  nameOf,
-  outcomeView,
-  tileCard,
-  type FaithTrack,
-  type Game,
-  type Outcome,
-  type Report,
-} from "./widgets.js";
+import { adminSection, historyControls } from "./host-controls.js";
+import { playersSection } from "./host-players.js";
+import { reportSection, type Undecided } from "./host-report.js";
+import { disc, errorBox, header, outcomeView, tileCard, type FaithTrack, type Game, type Outcome } from "./widgets.js";
 import { h, replace } from "./dom.js";
-import { roman, t, type Key } from "./i18n.js";
-import { qrSvg } from "./qr.js";
-import { withRules } from "./rules.js";
+import { roman, t } from "./i18n.js";
 import { finalScores } from "./scores.js";
 import { faithTrack } from "./track.js";
 
-type Undecided = "wait" | "support" | "refuse";
-
 export class HostScreen {
   private client!: VaticanReportClient;
-  private game!: Game;
+  private state!: GameState;
+  private snapshot!: GameSnapshot;
   private track!: FaithTrack;
-  private report: Report | null = null;
-  private readonly resolved = new Map<number, Report>();
   private preview = new Map<string, Outcome>();
+  private previewKey = "";
   private selected = "";
   private connection: Connection = "connecting";
-  private error: unknown = null;
+  private errors: { report: unknown; history: unknown; admin: unknown; invite: { playerId: string; error: unknown } | null } = {
+    report: null,
+    history: null,
+    admin: null,
+    invite: null,
+  };
   private busy = false;
+  private confirmingDelete = false;
+  private finished: StateEnd | null = null;
+  private readonly openInvites = new Set<string>();
   private undecided: Undecided = "wait";
-  private refreshing = false;
-  private dirty = false;
   private close: () => void = () => undefined;
   private readonly parts = {
     header: h("div"),
+    history: h("section", { class: "card history", "aria-labelledby": "history-h" }),
     tiles: h("section", { class: "tiles", "aria-label": t("tiles") }),
     track: h("section", { class: "card", "aria-labelledby": "track-h" }),
     report: h("section", { class: "card", id: "report", "aria-labelledby": "report-h" }),
     outcomes: h("section", { class: "outcomes-list", "aria-live": "polite" }),
     players: h("section", { class: "card", "aria-labelledby": "players-h" }),
     tools: h("div", { class: "tools" }),
+    admin: h("section", { class: "card admin", "aria-labelledby": "admin-h" }),
   };
 
   constructor(
@@ -58,82 +55,67 @@ export class HostScreen {
   ) {}
 
   async start(): Promise<void> {
-    const [track, live] = await Promise.all([
-      anonymous().getFaithTrack(),
-      openGame(
-        this.gameId,
-        this.token,
-        () => void this.refresh(),
-        (state) => {
+    let track, live;
+    try {
+      [track, live] = await Promise.all([
+        anonymous().getFaithTrack(),
+        openGame(this.gameId, this.token, (state) => {
           this.connection = state;
           this.renderHeader();
-        },
-      ),
-    ]);
+        }),
+      ]);
+    } catch (error) {
+      // Opened after the host seat moved to another device, or after the game was deleted.
+      const end = endOf(error);
+      if (end.reason === "failed") throw error;
+      return this.ended(end);
+    }
     this.track = track.data;
     this.client = live.client;
-    this.game = live.game;
+    this.state = live.state;
     this.close = live.close;
+    this.snapshot = live.state.current!;
     this.selected = this.game.turn_order[0] ?? "";
-    await this.refresh();
     this.mount();
+    live.state.subscribe((snapshot, change) => {
+      this.snapshot = snapshot;
+      if (change.kind === "ended") this.ended(change.end);
+      else if (this.root.isConnected) this.render();
+    });
   }
 
   stop(): void {
     this.close();
   }
 
-  /** Reads the game again (coalescing events that arrive meanwhile) and redraws. */
-  async refresh(): Promise<void> {
-    // Events that arrive before start() has the client are covered by its own first read.
-    if (!this.client) return;
-    if (this.refreshing) {
-      this.dirty = true;
+  private get game(): Game {
+    return this.snapshot.game;
+  }
+
+  /** What each player would get by supporting, from the stateless calculation, asked
+   * again only when what it depends on changed. */
+  private updatePreview(): void {
+    const game = this.game;
+    const open = game.reports.find((r) => r.status === "open");
+    const players = game.turn_order.map((id) => {
+      const player = game.players.find((p) => p.id === id)!;
+      return { id, faith: player.faith, leaders: player.leaders };
+    });
+    const key = JSON.stringify([open?.period, players]);
+    if (key === this.previewKey) return;
+    this.previewKey = key;
+    if (!open) {
+      this.preview = new Map();
       return;
     }
-    this.refreshing = true;
-    try {
-      do {
-        this.dirty = false;
-        await this.load();
-      } while (this.dirty);
-    } catch (error) {
-      this.error = error;
-    } finally {
-      this.refreshing = false;
-    }
-    if (this.root.isConnected) this.render();
-  }
-
-  private async load(): Promise<void> {
-    const game = (await this.client.getGame(this.gameId)).data;
-    for (const summary of game.reports) {
-      if (summary.status === "resolved" && !this.resolved.has(summary.period)) {
-        this.resolved.set(summary.period, (await this.client.getReport(this.gameId, summary.period as 1 | 2 | 3)).data);
-      }
-    }
-    const open = game.reports.find((r) => r.status === "open");
-    this.report = open ? (await this.client.getReport(this.gameId, open.period as 1 | 2 | 3)).data : null;
-    this.game = game;
-    this.preview = open ? await this.previewSupport(game, open.period) : new Map();
-  }
-
-  /** What each player would get by supporting, from the stateless calculation. */
-  private async previewSupport(game: Game, period: number): Promise<Map<string, Outcome>> {
-    try {
-      const answer = await anonymous().calculateVaticanReport({
-        period,
-        tile_id: game.tiles[String(period)]?.id ?? null,
-        default_choice: "support",
-        players: game.turn_order.map((id) => {
-          const player = game.players.find((p) => p.id === id)!;
-          return { id, faith: player.faith, leaders: player.leaders };
-        }),
-      });
-      return new Map(answer.data.outcomes.map((o) => [o.player_id, o]));
-    } catch {
-      return new Map();
-    }
+    anonymous()
+      .calculateVaticanReport({ period: open.period, tile_id: game.tiles[String(open.period)]?.id ?? null, default_choice: "support", players })
+      .then((answer) => {
+        if (this.previewKey !== key) return;
+        this.preview = new Map(answer.data.outcomes.map((o) => [o.player_id, o]));
+        this.renderReport();
+      })
+      .catch(() => undefined);
   }
 
   private mount(): void {
@@ -145,10 +127,12 @@ export class HostScreen {
         "main",
         { id: "main", tabindex: "-1", class: "host" },
         h("h1", { class: "visually-hidden" }, t("app_title")),
+        p.history,
         p.tiles,
         p.track,
         h("div", { class: "columns" }, h("div", {}, p.report, p.outcomes), p.players),
         p.tools,
+        p.admin,
       ),
     );
     this.render();
@@ -158,19 +142,44 @@ export class HostScreen {
   private render(): void {
     this.renderHeader();
     const game = this.game;
+    this.updatePreview();
+    replace(
+      this.parts.history,
+      historyControls({
+        game,
+        history: this.snapshot.history,
+        busy: this.busy,
+        error: this.errors.history,
+        undo: () => void this.act("history", () => this.client.undoChange(this.gameId)),
+        redo: () => void this.act("history", () => this.client.redoChange(this.gameId)),
+        advance: () => void this.act("history", () => this.client.advanceRound(this.gameId)),
+      }),
+    );
     replace(this.parts.tiles, [1, 2, 3].map((period) => tileCard(game, period)));
     this.renderTrack();
     this.renderReport();
     this.renderOutcomes();
-    this.renderPlayers();
+    replace(
+      this.parts.players,
+      playersSection({
+        game,
+        gameId: this.gameId,
+        invites: tokens.invites(this.gameId),
+        open: this.openInvites,
+        busy: this.busy,
+        error: this.errors.invite,
+        // A Faith change adds to what the player has when it is stored, whatever else
+        // changed: no If-Match, and its Idempotency-Key makes a retry add once.
+        changeFaith: (id, delta) => void this.act("report", () => this.client.changePlayerFaith(this.gameId, id, { delta }, { ifMatch: false })),
+        reinvite: (id) => void this.reinvite(id),
+      }),
+    );
+    this.renderAdmin();
   }
 
   private renderHeader(): void {
-    replace(this.parts.header, header(t("game", { id: this.gameId.slice(0, 8) }), this.connection, () => this.rerenderAll()));
-  }
-
-  private rerenderAll(): void {
-    this.mount();
+    const rerender = () => (this.finished ? this.ended(this.finished) : this.mount());
+    replace(this.parts.header, header(t("game", { id: this.gameId.slice(0, 8) }), this.connection, rerender));
   }
 
   private renderTrack(): void {
@@ -206,232 +215,140 @@ export class HostScreen {
     );
   }
 
-  private async act(work: () => Promise<unknown>): Promise<void> {
-    this.busy = true;
-    this.error = null;
-    this.renderReport();
-    try {
-      await work();
-    } catch (error) {
-      this.error = error;
-    } finally {
-      this.busy = false;
-    }
-    await this.refresh();
+  private renderReport(): void {
+    replace(
+      this.parts.report,
+      reportSection({
+        game: this.game,
+        snapshot: this.snapshot,
+        track: this.track,
+        preview: this.preview,
+        busy: this.busy,
+        undecided: this.undecided,
+        error: this.problemText(this.errors.report),
+        setUndecided: (value) => {
+          this.undecided = value;
+        },
+        decide: (period, playerId, choice) =>
+          void this.act("report", () =>
+            withFreshRetry(this.state, () => this.client.setReportDecision(this.gameId, period, playerId, { choice })),
+          ),
+        // If-Match (the SDK sends the last version this screen knows): a resolution computed
+        // on a stale view is refused with 412, and the screen shows what changed.
+        resolve: (period) =>
+          void this.act("report", () =>
+            this.client.resolveReport(this.gameId, period, this.undecided === "wait" ? {} : { default_choice: this.undecided }),
+          ),
+      }),
+    );
+  }
+
+  private renderOutcomes(): void {
+    const resolved = ([3, 2, 1] as const).map((period) => this.snapshot.reports[period]).filter((r) => r.status === "resolved");
+    replace(
+      this.parts.outcomes,
+      resolved.map((report) =>
+        h(
+          "section",
+          { class: "card", "data-resolved": report.period, "aria-labelledby": `outcome-h-${report.period}` },
+          h("h2", { id: `outcome-h-${report.period}` }, t("outcomes", { p: roman(report.period) })),
+          h("ul", { class: "outcomes" }, (report.outcomes ?? []).map((o) => outcomeView(this.game, o, "h3"))),
+        ),
+      ),
+    );
+  }
+
+  private renderAdmin(): void {
+    replace(
+      this.parts.admin,
+      adminSection({
+        gameId: this.gameId,
+        recoveryCode: tokens.recoveryCode(this.gameId),
+        confirming: this.confirmingDelete,
+        busy: this.busy,
+        error: this.errors.admin,
+        forgetCode: () => {
+          tokens.forgetRecoveryCode(this.gameId);
+          this.renderAdmin();
+        },
+        askDelete: () => {
+          this.confirmingDelete = true;
+          this.renderAdmin();
+          document.getElementById("delete-cancel")?.focus();
+        },
+        cancelDelete: () => {
+          this.confirmingDelete = false;
+          this.renderAdmin();
+        },
+        // Deleting is for good, whatever changed meanwhile: no If-Match. The state then
+        // ends (the game is gone) and the screen says so.
+        confirmDelete: () => void this.act("admin", () => this.client.deleteGame(this.gameId, { ifMatch: false })),
+      }),
+    );
   }
 
   private setFaith(playerId: string, faith: number): Promise<void> {
     const clamped = Math.max(0, Math.min(this.track.max_faith, faith));
-    return this.act(() =>
-      withFreshRetry(
-        () => this.client.setPlayerFaith(this.gameId, playerId, { faith: clamped }),
-        () => this.client.getGame(this.gameId),
-      ),
-    );
+    return this.act("report", () => withFreshRetry(this.state, () => this.client.setPlayerFaith(this.gameId, playerId, { faith: clamped })));
   }
 
-  private decide(period: number, playerId: string, choice: "support" | "refuse"): Promise<void> {
-    return this.act(() =>
-      withFreshRetry(
-        () => this.client.setReportDecision(this.gameId, period as 1 | 2 | 3, playerId, { choice }),
-        () => this.client.getGame(this.gameId),
-      ),
-    );
-  }
-
-  private resolve(period: number): Promise<void> {
-    const body = this.undecided === "wait" ? {} : { default_choice: this.undecided };
-    // If-Match (the SDK sends the last ETag this screen read): a resolution computed on a
-    // stale view is refused with 412 and the screen reads the game again.
-    return this.act(() => this.client.resolveReport(this.gameId, period as 1 | 2 | 3, body));
-  }
-
-  private renderReport(): void {
-    const game = this.game;
-    const report = this.report;
-    if (!report) {
-      replace(this.parts.report, h("h2", { id: "report-h" }, t("final_scores")), h("p", {}, t("all_resolved")));
-      return;
+  /** A new token for a player's seat: the old phone's seat closes, the new link is shown. */
+  private async reinvite(playerId: string): Promise<void> {
+    this.errors.invite = null;
+    try {
+      const issued = await this.client.issueSeatToken(this.gameId, playerId, { ifMatch: false });
+      tokens.setInvite(this.gameId, playerId, issued.data.token);
+      this.openInvites.add(playerId);
+    } catch (error) {
+      this.errors.invite = { playerId, error };
     }
-    const period = report.period;
-    const summary = this.track.periods.find((p) => p.period === period);
-    const rows = game.turn_order.map((id) => {
-      const decision = report.decisions.find((d) => d.player_id === id);
-      const player = game.players.find((p) => p.id === id)!;
-      const preview = this.preview.get(id);
-      const eligible = decision?.eligible ?? false;
-      const choiceButtons =
-        eligible && period < 3
-          ? h(
-              "div",
-              { class: "choice", role: "group", "aria-label": `${t("choice")}: ${player.name}` },
-              (["support", "refuse"] as const).map((choice) =>
-                h(
-                  "button",
-                  {
-                    type: "button",
-                    id: `decide-${id}-${choice}`,
-                    "aria-pressed": String(decision?.choice === choice),
-                    disabled: this.busy,
-                    onclick: () => void this.decide(period, id, choice),
-                  },
-                  t(choice),
-                ),
-              ),
-            )
-          : null;
-      return h(
-        "li",
-        { class: `decision ${eligible ? "eligible" : "short"}`, "data-player": id },
-        h("div", { class: "who" }, disc(game, player), " ", h("strong", {}, player.name), ` · ${t("faith")} ${player.faith}`),
-        h(
-          "div",
-          { class: "muted small" },
-          eligible ? t("eligible") : t("not_eligible"),
-          eligible && preview ? ` · ${t("support_pays", { vp: preview.victory_points.total })}` : "",
-          eligible && period < 3 ? ` · ${decision?.choice ? t(decision.choice as Key) : t("no_choice_yet")}` : "",
-        ),
-        choiceButtons,
-      );
-    });
-    const pending = report.decisions.filter((d) => d.eligible && !d.choice && period < 3);
-    const undecidedSelect = h(
-      "select",
-      {
-        id: "undecided",
-        onchange: (event: Event) => {
-          this.undecided = (event.target as HTMLSelectElement).value as Undecided;
-        },
-      },
-      (["wait", "support", "refuse"] as const).map((value) =>
-        h("option", { value, selected: this.undecided === value }, t(`undecided_${value}` as Key)),
-      ),
-    );
-    replace(
-      this.parts.report,
-      h("h2", { id: "report-h" }, t("report_title", { p: roman(period) })),
-      h(
-        "p",
-        { class: "muted" },
-        t("report_coming", {
-          p: roman(period),
-          round: t("report_round", { r: summary?.report_round ?? report.round }),
-          n: report.threshold,
-        }),
-      ),
-      period === 3 ? h("p", {}, withRules(t("no_decisions_p3"))) : null,
-      h("ul", { class: "decisions" }, rows),
-      pending.length
-        ? h("p", { class: "pending" }, t("pending", { names: pending.map((d) => nameOf(game, d.player_id)).join(", ") }))
-        : null,
-      period < 3 ? h("div", { class: "field inline" }, h("label", { for: "undecided" }, t("undecided")), undecidedSelect) : null,
-      h(
-        "button",
-        { type: "button", class: "primary", id: "resolve", disabled: this.busy, onclick: () => void this.resolve(period) },
-        this.busy ? t("resolving") : t("resolve", { p: roman(period) }),
-      ),
-      this.error ? errorBox(this.problemText(this.error)) : null,
-    );
+    if (!this.state.ended) this.render();
+  }
+
+  /** Runs a change; its result arrives as an event of the state, which redraws. */
+  private async act(where: "report" | "history" | "admin", work: () => Promise<unknown>): Promise<void> {
+    this.busy = true;
+    this.errors.report = this.errors.history = this.errors.admin = null;
+    this.render();
+    try {
+      await work();
+    } catch (error) {
+      this.errors[where] = error;
+    } finally {
+      this.busy = false;
+    }
+    if (!this.state.ended && this.root.isConnected) this.render();
   }
 
   private problemText(error: unknown): unknown {
     if (isProblem(error, "decisions-pending")) {
       const pending = (error.problem.pending as string[] | undefined) ?? [];
-      return new Error(t("pending", { names: pending.map((id) => nameOf(this.game, id)).join(", ") }));
+      const names = pending.map((id) => this.game.players.find((p) => p.id === id)?.name ?? id);
+      return new Error(t("pending", { names: names.join(", ") }));
     }
     if (isProblem(error, "version-mismatch")) return new Error(t("changed_meanwhile"));
     return error;
   }
 
-  private renderOutcomes(): void {
-    const periods = [...this.resolved.keys()].sort((a, b) => b - a);
+  /** The game is gone, or this device's host seat closed: the screen says so, and what
+   * this device kept for the game is dropped when it can no longer be used. */
+  private ended(end: StateEnd): void {
+    if (end.reason === "closed") return;
+    this.finished = end;
+    if (end.reason === "deleted") tokens.forget(this.gameId);
+    const text =
+      end.reason === "deleted" ? t("game_deleted") : end.reason === "seat-closed" ? t("host_seat_closed") : null;
     replace(
-      this.parts.outcomes,
-      periods.map((period) => {
-        const report = this.resolved.get(period)!;
-        return h(
-          "section",
-          { class: "card", "data-resolved": period, "aria-labelledby": `outcome-h-${period}` },
-          h("h2", { id: `outcome-h-${period}` }, t("outcomes", { p: roman(period) })),
-          h("ul", { class: "outcomes" }, (report.outcomes ?? []).map((o) => outcomeView(this.game, o, "h3"))),
-        );
-      }),
-    );
-  }
-
-  private renderPlayers(): void {
-    const game = this.game;
-    const invites = tokens.invites(this.gameId);
-    replace(
-      this.parts.players,
-      h("h2", { id: "players-h" }, t("players")),
+      this.root,
+      this.parts.header,
       h(
-        "ul",
-        { class: "players" },
-        game.turn_order.map((id) => {
-          const player = game.players.find((p) => p.id === id)!;
-          const invite = invites[id] ? inviteUrl(this.gameId, id, invites[id]) : null;
-          return h(
-            "li",
-            { class: "player", "data-player": id },
-            h("h3", {}, disc(game, player), " ", player.name),
-            h(
-              "div",
-              { class: "faith-row" },
-              h(
-                "button",
-                {
-                  type: "button",
-                  id: `less-${id}`,
-                  "aria-label": t("less_faith", { name: player.name }),
-                  onclick: () => void this.setFaith(id, player.faith - 1),
-                },
-                "−",
-              ),
-              h("span", { class: "faith-value", "data-faith": player.faith }, `${t("faith")} ${player.faith}`),
-              h(
-                "button",
-                {
-                  type: "button",
-                  id: `more-${id}`,
-                  "aria-label": t("more_faith", { name: player.name }),
-                  onclick: () => void this.setFaith(id, player.faith + 1),
-                },
-                "+",
-              ),
-            ),
-            player.leaders.length
-              ? h("p", { class: "small" }, `${t("leaders")}: `, player.leaders.map((l) => t(`leader_${l}` as Key)).join(", "))
-              : null,
-            h("p", { class: "small" }, t("report_vp", { vp: player.report_victory_points })),
-            h("h4", {}, t("excommunications")),
-            excommunicationList(game, player),
-            invite
-              ? h(
-                  "details",
-                  { class: "invite" },
-                  h("summary", {}, `${t("invite")}: ${player.name}`),
-                  qrSvg(invite, `${t("invite")}: ${player.name}`),
-                  h("p", { class: "small muted" }, t("invite_hint")),
-                  h("input", { type: "text", readonly: true, value: invite, "aria-label": `${t("invite")}: ${player.name}`, class: "invite-link", "data-player": id }),
-                  h(
-                    "button",
-                    {
-                      type: "button",
-                      onclick: (event: Event) => {
-                        const button = event.currentTarget as HTMLButtonElement;
-                        void navigator.clipboard?.writeText(invite).then(() => {
-                          button.textContent = t("copied");
-                        });
-                      },
-                    },
-                    t("copy_link"),
-                  ),
-                )
-              : null,
-          );
-        }),
+        "main",
+        { id: "main", tabindex: "-1", class: "host" },
+        h("h1", {}, t("app_title")),
+        text ? h("p", { class: "ended", role: "alert", id: "ended", "data-reason": end.reason }, text) : errorBox("error" in end ? end.error : null, "ended"),
+        h("p", {}, h("a", { href: "#/", id: "new-game" }, t("new_game"))),
       ),
     );
+    this.renderHeader();
   }
 }

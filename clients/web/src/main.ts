@@ -7,6 +7,7 @@ import { h, replace } from "./dom.js";
 import { lang, setLang, t } from "./i18n.js";
 import { HostScreen } from "./host.js";
 import { PlayerScreen } from "./player.js";
+import { RecoverScreen } from "./recover.js";
 
 interface Screen {
   start(): Promise<void>;
@@ -48,6 +49,8 @@ async function route(): Promise<void> {
     const token = tokens.player(gameId, playerId);
     if (!token) return fail(new Error(t("unknown_link")));
     screen = new PlayerScreen(root, gameId, playerId, token);
+  } else if (kind === "recover") {
+    screen = new RecoverScreen(root, gameId, (id) => go(`/host/${encodeURIComponent(id)}`));
   } else {
     screen = new CreateScreen(root, (id) => go(`/host/${encodeURIComponent(id)}`));
   }

@@ -1,7 +1,8 @@
 // A player's phone: their own Faith, their support/refuse choice when they may choose, and
 // the result of each report, live.
-import type { VaticanReportClient } from "@vatican-report/client";
+import { endOf, type GameEvent, type GameSnapshot, type GameState, type StateEnd, type VaticanReportClient } from "@vatican-report/client";
 import { anonymous, openGame, withFreshRetry, type Connection } from "./api.js";
+import { changeOf, describeChange } from "./changes.js";
 import {
   disc,
   errorBox,
@@ -15,24 +16,21 @@ import {
   type Report,
 } from "./widgets.js";
 import { h, replace } from "./dom.js";
-import { NO_SIGNALS, afterEvent, reportDue, roundOf } from "./due.js";
+import { reportDue, roundOf, signalsOf } from "./due.js";
 import { roman, t } from "./i18n.js";
 import { withRules } from "./rules.js";
 
 export class PlayerScreen {
   private client!: VaticanReportClient;
-  private game!: Game;
-  private report: Report | null = null;
-  private readonly resolved = new Map<number, Report>();
+  private state!: GameState;
+  private snapshot!: GameSnapshot;
   private supportPays: number | null = null;
-  // Folded from the whole log (the phone follows it from its first event): whether the table
-  // has reached the coming report, which a warning needs (due.ts).
-  private signals = NO_SIGNALS;
+  private supportKey = "";
+  // What the host last undid or redid, told on the phone until the next change.
+  private notice: string | null = null;
   private connection: Connection = "connecting";
   private error: unknown = null;
   private busy = false;
-  private refreshing = false;
-  private dirty = false;
   private close: () => void = () => undefined;
   private readonly headerPart = h("div");
   private readonly body = h("main", { id: "main", tabindex: "-1", class: "phone" });
@@ -45,119 +43,126 @@ export class PlayerScreen {
   ) {}
 
   async start(): Promise<void> {
-    const live = await openGame(
-      this.gameId,
-      this.token,
-      (event) => {
-        this.signals = afterEvent(this.signals, event);
-        void this.refresh();
-      },
-      (state) => {
+    let live;
+    try {
+      live = await openGame(this.gameId, this.token, (state) => {
         this.connection = state;
         this.renderHeader();
-      },
-      { history: true },
-    );
+      });
+    } catch (error) {
+      // Opened after the seat moved to another phone, or after the game was deleted.
+      const end = endOf(error);
+      if (end.reason === "failed") throw error;
+      replace(this.root, this.headerPart, this.body);
+      return this.ended(end);
+    }
     this.client = live.client;
-    this.game = live.game;
+    this.state = live.state;
     this.close = live.close;
+    this.snapshot = live.state.current!;
     replace(this.root, this.headerPart, this.body);
-    await this.refresh();
+    live.state.subscribe((snapshot, change) => {
+      this.snapshot = snapshot;
+      if (change.kind === "ended") return this.ended(change.end);
+      if (change.kind === "event") this.notice = noticeOf(change.event, snapshot);
+      this.render();
+    });
   }
 
   stop(): void {
     this.close();
   }
 
-  async refresh(): Promise<void> {
-    // Events that arrive before start() has the client are covered by its own first read.
-    if (!this.client) return;
-    if (this.refreshing) {
-      this.dirty = true;
-      return;
-    }
-    this.refreshing = true;
-    try {
-      do {
-        this.dirty = false;
-        await this.load();
-      } while (this.dirty);
-    } catch (error) {
-      this.error = error;
-    } finally {
-      this.refreshing = false;
-    }
-    this.render();
+  private get game(): Game {
+    return this.snapshot.game;
   }
 
-  private async load(): Promise<void> {
-    const game = (await this.client.getGame(this.gameId)).data;
-    for (const summary of game.reports) {
-      if (summary.status === "resolved" && !this.resolved.has(summary.period)) {
-        this.resolved.set(summary.period, (await this.client.getReport(this.gameId, summary.period as 1 | 2 | 3)).data);
-      }
-    }
-    const open = game.reports.find((r) => r.status === "open");
-    this.report = open ? (await this.client.getReport(this.gameId, open.period as 1 | 2 | 3)).data : null;
-    this.game = game;
+  /** The open report of the game, if any. */
+  private get report(): Report | null {
+    const open = this.game.reports.find((r) => r.status === "open");
+    return open ? this.snapshot.reports[open.period as 1 | 2 | 3] : null;
+  }
+
+  /** What supporting would pay this player, from the stateless calculation, asked again
+   * only when what it depends on changed. */
+  private updateSupportPays(): void {
+    const me = this.me();
+    const report = this.report;
+    const key = JSON.stringify([report?.period, me?.faith, me?.leaders]);
+    if (key === this.supportKey) return;
+    this.supportKey = key;
     this.supportPays = null;
-    const me = game.players.find((p) => p.id === this.playerId);
-    if (open && me) {
-      try {
-        const answer = await anonymous().calculateVaticanReport({
-          period: open.period,
-          tile_id: game.tiles[String(open.period)]?.id ?? null,
-          players: [{ id: me.id, faith: me.faith, leaders: me.leaders, choice: "support" }],
-        });
+    if (!report || !me) return;
+    anonymous()
+      .calculateVaticanReport({
+        period: report.period,
+        tile_id: this.game.tiles[String(report.period)]?.id ?? null,
+        players: [{ id: me.id, faith: me.faith, leaders: me.leaders, choice: "support" }],
+      })
+      .then((answer) => {
+        if (this.supportKey !== key) return;
         this.supportPays = answer.data.outcomes[0]?.victory_points.total ?? null;
-      } catch {
-        this.supportPays = null;
-      }
-    }
+        this.render();
+      })
+      .catch(() => undefined);
   }
 
   private renderHeader(): void {
-    replace(this.headerPart, header(this.me()?.name ?? "", this.connection, () => this.render()));
+    replace(this.headerPart, header(this.me()?.name ?? "", this.connection, () => (this.finished ? this.ended(this.finished) : this.render())));
   }
 
   private me() {
-    return this.game?.players.find((p) => p.id === this.playerId);
+    return this.snapshot?.game.players.find((p) => p.id === this.playerId);
   }
 
+  private finished: StateEnd | null = null;
+
   private async decide(choice: "support" | "refuse"): Promise<void> {
-    if (!this.report) return;
-    const period = this.report.period as 1 | 2 | 3;
+    const report = this.report;
+    if (!report) return;
+    const period = report.period as 1 | 2 | 3;
     this.busy = true;
     this.error = null;
     this.render();
     try {
-      await withFreshRetry(
-        () => this.client.setReportDecision(this.gameId, period, this.playerId, { choice }),
-        () => this.client.getGame(this.gameId),
-      );
+      await withFreshRetry(this.state, () => this.client.setReportDecision(this.gameId, period, this.playerId, { choice }));
     } catch (error) {
       this.error = error;
     } finally {
       this.busy = false;
     }
-    await this.refresh();
+    if (!this.state.ended) this.render();
   }
 
   private async setFaith(faith: number): Promise<void> {
     this.error = null;
     try {
-      await withFreshRetry(
-        () => this.client.setPlayerFaith(this.gameId, this.playerId, { faith: Math.max(0, Math.min(15, faith)) }),
-        () => this.client.getGame(this.gameId),
+      await withFreshRetry(this.state, () =>
+        this.client.setPlayerFaith(this.gameId, this.playerId, { faith: Math.max(0, Math.min(15, faith)) }),
       );
     } catch (error) {
       this.error = error;
     }
-    await this.refresh();
+    if (!this.state.ended) this.render();
+  }
+
+  /** The game is gone, or this phone's seat closed (the host gave it a new invitation). */
+  private ended(end: StateEnd): void {
+    if (end.reason === "closed") return;
+    this.finished = end;
+    const text = end.reason === "deleted" ? t("game_deleted") : end.reason === "seat-closed" ? t("seat_closed") : null;
+    this.renderHeader();
+    replace(
+      this.body,
+      text
+        ? h("p", { class: "ended", role: "alert", id: "ended", "data-reason": end.reason }, text)
+        : errorBox("error" in end ? end.error : null, "ended"),
+    );
   }
 
   private render(): void {
     this.renderHeader();
+    this.updateSupportPays();
     const game = this.game;
     const me = this.me();
     if (!me) {
@@ -182,10 +187,11 @@ export class PlayerScreen {
     replace(
       this.body,
       h("h1", { class: "visually-hidden" }, t("you_are", { name: me.name })),
+      this.notice ? h("p", { class: "notice card", role: "status", id: "notice" }, this.notice) : null,
       faith,
       this.reportCard(),
-      [...this.resolved.keys()]
-        .sort((a, b) => b - a)
+      ([3, 2, 1] as const)
+        .filter((period) => this.snapshot.reports[period].status === "resolved")
         .map((period) => this.resultCard(period)),
       h(
         "section",
@@ -247,7 +253,9 @@ export class PlayerScreen {
 
   /** Short of Faith: a warning only when the report is due (due.ts); before, what it needs. */
   private shortOfFaith(report: Report): HTMLElement {
-    const due = reportDue(report.round, this.signals, roundOf(this.game));
+    // Folded from the changes of play in effect (an undone Faith entry does not count).
+    const signals = signalsOf(this.snapshot.history?.undoable ?? []);
+    const due = reportDue(report.round, signals, roundOf(this.game));
     const n = report.threshold;
     if (due === null) return h("p", { id: "my-status", "data-due": "no" }, t("report_needs", { r: report.round, n }));
     const text = this.me()?.leaders.includes("martin_lutero")
@@ -257,7 +265,7 @@ export class PlayerScreen {
   }
 
   private resultCard(period: number): HTMLElement {
-    const report = this.resolved.get(period)!;
+    const report = this.snapshot.reports[period as 1 | 2 | 3];
     const outcome: Outcome | undefined = report.outcomes?.find((o) => o.player_id === this.playerId);
     return h(
       "section",
@@ -271,4 +279,15 @@ export class PlayerScreen {
         : null,
     );
   }
+}
+
+/** What the host undid or redid, in words (null for any other event: nothing to tell). */
+function noticeOf(event: GameEvent, snapshot: GameSnapshot): string | null {
+  if (event.type !== "change_undone" && event.type !== "change_redone") return null;
+  const change = changeOf(snapshot.history, event.data.seq);
+  const what = change ? describeChange(change, snapshot.game) : event.data.type;
+  if (event.type === "change_undone" && event.data.type === "report_resolved" && event.data.report) {
+    return t("undone_resolution", { p: roman(event.data.report.period) });
+  }
+  return t(event.type === "change_undone" ? "host_undid" : "host_redid", { what });
 }

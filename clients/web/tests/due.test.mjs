@@ -66,3 +66,15 @@ test("a game's round is read only when well formed", () => {
     assert.equal(roundOf(game), null, JSON.stringify(game));
   }
 });
+
+test("from the changes in effect: a Faith change counts, an undone Faith entry does not", () => {
+  const { reportDue, signalsOf } = due;
+  // The SDK's history lists the changes of play in effect, oldest first (no creation).
+  assert.equal(reportDue(2, signalsOf([]), null), null);
+  assert.equal(reportDue(2, signalsOf([{ type: "faith_changed" }]), null), "report");
+  // Leaders, then a Faith entry the host undid: only the leaders are in effect, nothing is due.
+  assert.equal(reportDue(2, signalsOf([{ type: "leaders_set" }]), null), null);
+  // Period I resolved, then the resolution undone: period I's Faith entry counts again.
+  assert.equal(reportDue(4, signalsOf([{ type: "faith_set" }, { type: "report_resolved" }]), null), null);
+  assert.equal(reportDue(2, signalsOf([{ type: "faith_set" }]), null), "report");
+});

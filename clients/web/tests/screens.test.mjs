@@ -60,10 +60,16 @@ async function walk() {
   await host.click("#create");
   await host.waitForURL(/#\/host\//);
   await expectLive(host);
+  const gameId = decodeURIComponent(host.url().split("#/host/")[1]);
   await audit(host, "host, game created");
 
   for (const details of await host.locator("details.invite").all()) await details.locator("summary").click();
   await audit(host, "host, invites open");
+  await host.locator("details.recovery summary").click();
+  await host.click("#delete-game");
+  await host.locator("#delete-q").waitFor();
+  await audit(host, "host, recovery code shown, deletion asked");
+  await host.click("#delete-cancel");
   const links = await inviteLinks(host, 5);
   const anna = await open(browser, PHONE, links.p1);
   const bruno = await open(browser, PHONE, links.p2);
@@ -124,6 +130,13 @@ async function walk() {
   await anna.locator('[data-result="3"]').waitFor();
   await audit(host, "host, game over");
   await audit(anna, "player, game over");
+  // The last resolution undone (the phone tells it), then redone.
+  await host.click("#undo");
+  await anna.locator("#notice").waitFor();
+  await audit(host, "host, a resolution undone, redo offered");
+  await audit(anna, "player, a resolution undone");
+  await host.click("#redo");
+  await anna.locator('[data-result="3"]').waitFor();
   await host.click("#lang-it");
   await anna.click("#lang-it");
   await audit(host, "host in Italian, game over");
@@ -141,6 +154,27 @@ async function walk() {
   await lost.goto(`${BASE_URL}/table/#/host/0123456789abcdef0123456789abcdef/not-a-token`);
   await lost.getByRole("alert").waitFor();
   await audit(lost, "host, unknown game");
+  // Recovering a host seat, with a code the service refuses.
+  await lost.goto(`${BASE_URL}/table/#/recover/${gameId}`);
+  await lost.locator("#recover-code").waitFor();
+  await audit(lost, "host recovery");
+  await lost.fill("#recover-code", "AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH");
+  await lost.click("#recover");
+  await lost.locator("#error").waitFor();
+  await audit(lost, "host recovery, code refused");
+  // Bruno's phone re-invited: its seat closed; then the game deleted: gone everywhere.
+  await host.goto(`${BASE_URL}/table/#/host/${gameId}`);
+  await expectLive(host);
+  await host.locator('details.invite[data-player="p2"] summary').click();
+  await host.click("#reinvite-p2");
+  await bruno.locator("#ended").waitFor();
+  await audit(bruno, "player, seat closed");
+  await host.click("#delete-game");
+  await host.click("#delete-confirm");
+  await host.locator("#ended").waitFor();
+  await anna.locator("#ended").waitFor();
+  await audit(host, "host, game deleted");
+  await audit(anna, "player, game deleted");
   for (const page of [host, anna, bruno, lost]) assert.deepEqual(page.errors, []);
 }
 

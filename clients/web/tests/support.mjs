@@ -43,7 +43,7 @@ export async function expectLive(page) {
 }
 
 /** Fills the new-game form and creates the game; returns the game id from the address. */
-export async function createGame(page, { players, tiles, seed }) {
+export async function createGame(page, { players, tiles, seed, trackRounds = false }) {
   await page.goto(`${BASE_URL}/table/`);
   while ((await page.locator("fieldset.player-row").count()) < players.length) await page.click("#add-player");
   for (let n = await page.locator("fieldset.player-row").count(); n > players.length; n--) await page.click(`#player-${n - 1}-remove`);
@@ -57,6 +57,7 @@ export async function createGame(page, { players, tiles, seed }) {
   } else if (seed !== undefined) {
     await page.fill("#seed", String(seed));
   }
+  if (trackRounds) await page.check("#track-rounds");
   await page.click("#create");
   await page.waitForURL(/#\/host\//);
   await expectLive(page);

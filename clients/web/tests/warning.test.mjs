@@ -61,32 +61,32 @@ test("a phone warns of the excommunication only once the report is due", async (
   await status(anna, "report").waitFor();
 });
 
-test("in a game that says its round, the round decides", async () => {
+test("in a game that follows its rounds, the round decides", async () => {
   const host = await open(browser, LAPTOP);
-  const gameId = await createGame(host, { players: [{ name: "Anna" }, { name: "Bruno" }], seed: 5 });
+  await createGame(host, { players: [{ name: "Anna" }, { name: "Bruno" }], seed: 5, trackRounds: true });
   const links = await inviteLinks(host, 2);
-  const phone = await open(browser, PHONE);
-  // As a service that tracks rounds would answer: the game with its round.
-  let round = { number: 1, phase: "play" };
-  await phone.route(new RegExp(`/v1/games/${gameId}$`), async (route) => {
-    const response = await route.fetch();
-    if (response.status() !== 200) return route.fulfill({ response });
-    return route.fulfill({ response, json: { ...(await response.json()), round } });
-  });
-  await phone.goto(links.p1);
+  const phone = await open(browser, PHONE, links.p1);
   await expectLive(phone);
+  await host.locator('#round[data-round="1"][data-phase="play"]').waitFor();
   await status(phone, "no").waitFor();
   // Faith entered in round 1 does not make period I's report due.
   await tapFaith(host, "p1", 1);
   await phone.locator('#my-faith[data-faith="1"]').waitFor();
   await status(phone, "no").waitFor();
   // Round 2, the last before the report: a warning that Faith may still change.
-  round = { number: 2, phase: "play" };
-  await tapFaith(host, "p1", 2);
+  await host.click("#advance-round");
+  await host.locator('#round[data-round="2"][data-phase="play"]').waitFor();
   await status(phone, "last_round").waitFor();
   assert.match(await phone.locator("#my-status").innerText(), /unless it rises this round/);
-  round = { number: 2, phase: "report" };
-  await tapFaith(host, "p1", 1);
+  // The report phase of round 2: the report is at hand.
+  assert.equal(await host.locator("#advance-round").innerText(), "Next: the report phase of round 2");
+  await host.click("#advance-round");
+  await host.locator('#round[data-round="2"][data-phase="report"]').waitFor();
   await status(phone, "report").waitFor();
+  // Undoing the advance takes the phone back to the last round's warning, with no reload.
+  assert.equal(await host.locator("#undo").innerText(), "Undo: the report phase of round 2");
+  await host.click("#undo");
+  await status(phone, "last_round").waitFor();
   assert.deepEqual(phone.errors, []);
+  assert.deepEqual(host.errors, []);
 });
