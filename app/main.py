@@ -179,8 +179,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         changes,
         sse_frame,
         buffer_events=settings.stream_buffer_events,
+        buffer_bytes=settings.stream_buffer_bytes,
         max_subscribers=settings.stream_slots,
         retry_after=settings.retry_after_seconds,
+        admission_wait=settings.db_pool_timeout_ms / 1000,
         observe=LIVE_SUBSCRIBERS.set,
     )
     retention = app.state.retention = Retention(

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # Following games live (docs/api.md "Following a game live").
     stream_heartbeat_seconds: float = Field(default=15.0, gt=0)
     stream_buffer_events: int = Field(default=256, ge=1)
+    # Bytes of events (their SSE frames) a stream may have waiting for its client: a
+    # client that falls this far behind has its stream ended, whatever the events' size.
+    stream_buffer_bytes: int = Field(default=65536, ge=1)
     max_streams: int = Field(default=1000, ge=0)
     stream_max_seconds: float = Field(default=600.0, gt=0)
     # A long-poll (`wait`) answers after at most this long, whatever `wait` asks (<= 30).

@@ -36,6 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench.game_attacks import guessable_idempotency_key, player_flips  # noqa: E402
 from tests.support.edge_attacks import (  # noqa: E402
     address_flood,
     client_disconnects,
@@ -47,6 +48,7 @@ from tests.support.edge_attacks import (  # noqa: E402
 )
 from tests.support.probes import alive, children_of, cmdline, open_fds  # noqa: E402
 from tests.support.raw_http import ask, connect, status_of  # noqa: E402
+from tests.support.stream_replays import replay_flood  # noqa: E402
 from tests.support.write_starvation import (  # noqa: E402
     create_games,
     make_changes_slow,
@@ -193,6 +195,17 @@ def metrics_exposure(port: int) -> dict[str, Any]:
         "status_from_127.0.0.2": status_of(outside),
         "metrics_disclosed": b"http_requests_total" in outside,
     }
+
+
+def stream_replays(port: int, pid: int) -> dict[str, Any]:
+    """1,000 unread replays of a game of 1,000 events (held 15 s) while two other games
+    are read and changed one request after the other: the worker's RSS, and what the
+    other games' requests met."""
+    figures = replay_flood(port, pid)
+    for victims in ("other_reads", "other_writes"):
+        for key, value in figures.pop(victims).items():
+            figures[f"{victims}_{key}"] = value
+    return figures
 
 
 # Servers
@@ -357,6 +370,9 @@ ATTACK_NAMES = [
     "address-flood",
     "head-accept",
     "metrics-exposure",
+    "stream-replays",
+    "guessable-idempotency-key",
+    "player-flips",
 ]
 
 
@@ -428,6 +444,25 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
             _,
         ):
             step("metrics-exposure", lambda: metrics_exposure(port))
+    if wanted("stream-replays"):
+        # The write rate off only so that the attacker's game fills its log in seconds.
+        with serve(tree, workdir, name="replays", env={"GAME_WRITE_RATE": "0"}) as (port, p, _):
+            step("stream-replays", lambda: stream_replays(port, p.pid))
+    if wanted("guessable-idempotency-key"):
+        with serve(tree, workdir, name="weak-key") as (port, _p, _):
+            step("guessable-idempotency-key", lambda: guessable_idempotency_key(port))
+    if wanted("player-flips"):
+        with serve(tree, workdir, name="flips") as (port, _p, _):
+            step("player-flips", lambda: player_flips(port, flips=60))
+        # 1,000 flips take the default rates (120 a minute for a game before, 30 for a
+        # player after) 8 to 33 minutes: the rates are off to play them in seconds.
+        rates_off = {"GAME_WRITE_RATE": "0", "PLAYER_WRITE_RATE": "0"}
+        with serve(tree, workdir, name="flips-1000", env=rates_off) as (port, _p, _):
+            results["player-flips"] |= {
+                f"rates_off_{key}": value
+                for key, value in player_flips(port, flips=1000).items()
+                if key != "same_decision_again_logs"
+            }
     return results
 
 
@@ -453,6 +488,15 @@ DESCRIPTIONS = {
     "text/event-stream; a faith change with Accept: application/xml",
     "metrics-exposure": "GET /metrics from 127.0.0.2 with METRICS_NETWORKS=127.0.0.1/32 "
     "(standing for another network; the setting is new)",
+    "stream-replays": "a game of 1,000 events (GAME_WRITE_RATE=0 to fill it); 1,000 "
+    "`GET .../events/stream?after=0` with its token from 20 addresses, never read, held "
+    "15 s; meanwhile two other games read (GET) and changed (a faith change) one request "
+    "after the other; RSS in MiB, after close 5 s after the streams closed",
+    "guessable-idempotency-key": "a game created with Idempotency-Key "
+    "`aaaaaaaaaaaaaaaaaaaaaa`; a stranger (127.0.0.3) sends the same key and body",
+    "player-flips": "player p1 flips their own period I decision 60 times (defaults), then "
+    "the host resolves; the same with 1,000 flips and the write rates off (`rates_off_`); "
+    "on another game, p1 sends the same decision twice (events the second one logs)",
 }
 
 

@@ -6,12 +6,17 @@ tells it "game G reached seq S", from whichever process committed; the hub then 
 new events of G from the log once (one reader per game, however many follow it), renders
 each once, and offers them to every subscriber of G.
 
-A subscriber's buffer is bounded: one that falls ``buffer_events`` behind is ended (its
-client resumes from the last id it got) instead of holding back the others or growing
-without bound. A follower never trusts the hub for completeness: it reads the log from
-its own cursor first, skips what it already has, and reads the log again when a delivery
-skips a seq. So a lost or late notification costs latency, never an event, and no event
-is ever given twice.
+A subscriber's buffer is bounded in events and in bytes: one that falls that far behind
+is ended (its client resumes from the last id it got) instead of holding back the others
+or growing without bound. A follower never trusts the hub for completeness: it replays
+the log from its own cursor first (in pages shared by every follower of this process,
+``replay_pages.py``), skips what it already has, and replays again when a delivery skips
+a seq. So a lost or late notification costs latency, never an event, and no event is
+ever given twice.
+
+Every read of the log the hub makes runs on its own small limiters, never on the request
+threads: a party that opens many replays delays replays, and no stored read or write of
+another game.
 
 A follower's stream ends when the token it follows with stops working: the hub knows the
 seat each follower's token holds and the version it was checked at, and an event that
@@ -24,103 +29,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from contextlib import AbstractAsyncContextManager
 
 from anyio import to_thread
 
-from app.domain.game import closed_seat
 from app.persistence.changes import GONE, ChangeFeed
 from app.persistence.db import Database
 from app.persistence.repositories import EventRepository, LoggedEvent
 from app.services.errors import TooManyStreams
+from app.services.live_limits import HubLimits
+from app.services.replay_pages import PAGE_EVENTS, ReplayPages
+from app.services.subscriptions import Channel, Delivery, Subscription, as_delivery
 
 __all__ = ["Delivery", "LiveHub", "LoggedEvent", "Subscription"]
 
 logger = logging.getLogger("app.live")
-
-_PAGE = 1000  # events per read of the log
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    """One event as a follower sends it: its seq and its rendered frame, and the seat
-    whose token it replaced or revoked, if it did."""
-
-    seq: int
-    frame: bytes
-    closes: str | None = None
-
-
-def _delivery(event: LoggedEvent, render: Callable[[LoggedEvent], bytes]) -> Delivery:
-    return Delivery(event.seq, render(event), closed_seat(event.type, event.data))
-
-
-class Subscription:
-    """One follower of one game: a bounded buffer of deliveries, filled by the hub; it
-    follows with the token of ``seat``, valid at version ``since`` (None: not ended by
-    token changes)."""
-
-    def __init__(
-        self, game_id: str, capacity: int, seat: str | None = None, since: int = 0
-    ) -> None:
-        self.game_id = game_id
-        self.capacity = capacity
-        self.seat = seat
-        self.since = since
-        # Why the hub ended it: "overflow", "shutdown", "token" (replaced), "gone".
-        self.ended: str | None = None
-        self._items: deque[Delivery] = deque()
-        self._ready = asyncio.Event()
-
-    def offer(self, deliveries: list[Delivery]) -> None:
-        if self.ended is not None:
-            return
-        if len(self._items) + len(deliveries) > self.capacity:
-            self.end("overflow")
-            return
-        self._items.extend(deliveries)
-        self._ready.set()
-
-    def end(self, reason: str) -> None:
-        if self.ended is None:
-            self.ended = reason
-        self._items.clear()
-        self._ready.set()
-
-    async def next(self, timeout: float) -> list[Delivery]:
-        """What arrived, waiting up to ``timeout`` seconds; empty when nothing did."""
-        if not self._items and self.ended is None:
-            try:
-                await asyncio.wait_for(self._ready.wait(), timeout)
-            except TimeoutError:
-                return []
-        self._ready.clear()
-        items = list(self._items)
-        self._items.clear()
-        return items
-
-
-@dataclass(eq=False)
-class _Channel:
-    """The followers of one game, and how far the hub has read its log for them."""
-
-    known: int
-    target: int
-    subscribers: set[Subscription] = field(default_factory=set)
-    reader: asyncio.Task[None] | None = None
-    # The seq at which each seat's token was last replaced or revoked, as delivered.
-    closed: dict[str, int] = field(default_factory=dict)
-
-    def close_seats(self, deliveries: list[Delivery]) -> None:
-        """End the subscribers whose token an event of ``deliveries`` replaced."""
-        for delivery in deliveries:
-            if delivery.closes is not None:
-                self.closed[delivery.closes] = delivery.seq
-                for subscription in list(self.subscribers):
-                    if subscription.seat == delivery.closes and subscription.since < delivery.seq:
-                        subscription.end("token")
 
 
 class LiveHub:
@@ -133,21 +57,27 @@ class LiveHub:
         render: Callable[[LoggedEvent], bytes],
         *,
         buffer_events: int,
+        buffer_bytes: int,
         max_subscribers: int,
         retry_after: int,
+        admission_wait: float = 3.0,
         observe: Callable[[int], None] = lambda count: None,
     ) -> None:
         self.db = db
         self.feed = feed
         self.render = render
         self.buffer_events = buffer_events
+        self.buffer_bytes = buffer_bytes
         self.max_subscribers = max_subscribers
         self.retry_after = retry_after
+        self.admission_wait = admission_wait
         self.observe = observe  # hears the number of subscribers after each change of it
         self.count = 0
         self.closed = False
-        self._channels: dict[str, _Channel] = {}
+        self._channels: dict[str, Channel] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.pages = ReplayPages(self._read_page)
+        self._limits: HubLimits | None = None  # made in the loop that uses them
 
     # ---- life -------------------------------------------------------------------------
 
@@ -156,6 +86,7 @@ class LiveHub:
         if self._loop is loop:
             return
         self._loop = loop
+        self._limits = HubLimits()
         self.feed.start(self._heard_threadsafe)
 
     def close(self) -> None:
@@ -180,10 +111,17 @@ class LiveHub:
 
     # ---- subscribers ------------------------------------------------------------------
 
-    def subscribe(self, game_id: str, version: int, seat: str | None = None) -> Subscription:
+    def subscribe(
+        self,
+        game_id: str,
+        version: int,
+        seat: str | None = None,
+        *,
+        checked_from: float | None = None,
+    ) -> Subscription:
         """A new subscriber of ``game_id``, whose version a read just found at ``version``
-        (checking the token of ``seat``, if given); 503 past ``max_subscribers`` or while
-        shutting down."""
+        (checking the token of ``seat``, if given; the read began at loop time
+        ``checked_from``); 503 past ``max_subscribers`` or while shutting down."""
         if self.closed or self.count >= self.max_subscribers:
             raise TooManyStreams(
                 "This process is shutting down; follow the game on another one."
@@ -193,11 +131,29 @@ class LiveHub:
                 retry_after=self.retry_after,
             )
         self._started()
+        now = asyncio.get_running_loop().time()
         channel = self._channels.get(game_id)
+        # Followed here since before the check began: what was committed since the check
+        # was heard by the channel (up to its target) or will be handed over live, so the
+        # replay needs to reach no further. Otherwise only a read of the log after this
+        # moment is sure to hold everything committed before it.
+        covered = (
+            max(version, channel.target)
+            if channel is not None and checked_from is not None and channel.since <= checked_from
+            else None
+        )
         if channel is None:
-            channel = self._channels[game_id] = _Channel(known=version, target=version)
+            channel = self._channels[game_id] = Channel(known=version, target=version, since=now)
             self.feed.watch(self._channels)
-        subscription = Subscription(game_id, self.buffer_events, seat, version)
+        subscription = Subscription(
+            game_id,
+            max_events=self.buffer_events,
+            max_bytes=self.buffer_bytes,
+            seat=seat,
+            since=version,
+            at=now,
+            covered=covered,
+        )
         if seat is not None and channel.closed.get(seat, 0) > version:
             subscription.end("token")  # replaced while the subscriber was on its way here
         channel.subscribers.add(subscription)
@@ -230,6 +186,7 @@ class LiveHub:
         if channel is None:
             return
         if seq == GONE:
+            self.pages.forget(game_id)
             for subscription in list(channel.subscribers):
                 subscription.end("gone")
             return
@@ -240,7 +197,7 @@ class LiveHub:
             # read it started finds the event known and offers it to nobody again.
             channel.known = seq
             channel.target = max(channel.target, seq)
-            deliveries = [_delivery(event, self.render)]
+            deliveries = [as_delivery(event, self.render)]
             for subscription in list(channel.subscribers):
                 subscription.offer(deliveries)
             channel.close_seats(deliveries)
@@ -251,11 +208,11 @@ class LiveHub:
         if channel.reader is None:
             channel.reader = asyncio.get_running_loop().create_task(self._read(game_id, channel))
 
-    async def _read(self, game_id: str, channel: _Channel) -> None:
+    async def _read(self, game_id: str, channel: Channel) -> None:
         try:
             while channel.target > channel.known and channel.subscribers:
                 try:
-                    deliveries = await self.read_log(game_id, channel.known, _PAGE)
+                    deliveries = await self.read_log(game_id, channel.known, PAGE_EVENTS)
                 except Exception as exc:  # the database is away: try again shortly
                     logger.warning("reading the events of game %s failed: %s", game_id, exc)
                     await asyncio.sleep(1)
@@ -276,14 +233,38 @@ class LiveHub:
             channel.reader = None
 
     async def read_log(self, game_id: str, after: int, limit: int) -> list[Delivery]:
-        """The game's logged events after ``after``, rendered (read in a worker thread)."""
+        """The game's logged events after ``after``, rendered (read in a thread of the
+        hub's own)."""
 
         def read() -> list[Delivery]:
             with self.db.transaction(write=False) as session:
                 events = EventRepository(session).list_after(game_id, after, limit)
-            return [_delivery(e, self.render) for e in events]
+            return [as_delivery(e, self.render) for e in events]
 
-        return await to_thread.run_sync(read)
+        return await to_thread.run_sync(read, limiter=self.limits.live_reads)
+
+    async def _read_page(self, game_id: str, index: int) -> list[tuple[int, bytes]]:
+        """Page ``index`` of the game's log for replays: each event's seq and frame."""
+
+        def read() -> list[tuple[int, bytes]]:
+            with self.db.transaction(write=False) as session:
+                events = EventRepository(session).list_after(
+                    game_id, index * PAGE_EVENTS, PAGE_EVENTS
+                )
+            return [(e.seq, self.render(e)) for e in events]
+
+        return await to_thread.run_sync(read, limiter=self.limits.replay_reads)
+
+    @property
+    def limits(self) -> HubLimits:
+        self._started()
+        assert self._limits is not None
+        return self._limits
+
+    def admitting(self) -> AbstractAsyncContextManager[None]:
+        """Held by a new stream while its token is checked; 503 after ``admission_wait``
+        seconds in line."""
+        return self.limits.admitting(self.admission_wait, self.retry_after)
 
     # ---- followers ----------------------------------------------------------------------
 
@@ -296,25 +277,38 @@ class LiveHub:
         max_seconds: float,
     ) -> AsyncIterator[bytes | None]:
         """Every event of the subscription's game after ``after`` in order, each once: the
-        logged ones, then live ones as they come; None when ``heartbeat`` seconds passed
-        with none. Ends after ``max_seconds``, when the subscriber falls too far behind, or
-        at shutdown (the client resumes from the last seq it got); unsubscribes at the end.
+        logged ones (a page's frames at a time), then live ones as they come; None when
+        ``heartbeat`` seconds passed with none. Ends after ``max_seconds``, when the
+        subscriber falls too far behind, or at shutdown (the client resumes from the last
+        seq it got), with ``subscription.ended`` saying why; unsubscribes at the end.
         """
         game_id = subscription.game_id
         try:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + max_seconds
             cursor = after
-            behind = True
+            # Replay the log while this is set: what the follower is not handed live is in
+            # a page read at this loop time or later (those committed before it subscribed,
+            # then those a gap in deliveries showed committed), or up to seq ``upto``.
+            replay_since: float | None = subscription.at
+            upto = subscription.covered
             while True:
-                while behind:
-                    page = await self.read_log(game_id, cursor, _PAGE)
-                    for delivery in page:
-                        yield delivery.frame
-                        cursor = delivery.seq
-                    behind = len(page) == _PAGE
+                while replay_since is not None:
+                    index = cursor // PAGE_EVENTS
+                    page = await self.pages.page(game_id, index, replay_since, upto)
+                    if subscription.ended is not None:
+                        return
+                    chunk = page.after(cursor)
+                    if chunk:
+                        yield chunk
+                        cursor = page.last
+                    if not page.full or (upto is not None and cursor >= upto):
+                        replay_since = None  # the end of the log, or of what was missed
                 remaining = deadline - loop.time()
-                if subscription.ended is not None or remaining <= 0:
+                if subscription.ended is not None:
+                    return
+                if remaining <= 0:
+                    subscription.end("time-bound")
                     return
                 deliveries = await subscription.next(min(heartbeat, remaining))
                 if subscription.ended is not None:
@@ -323,14 +317,15 @@ class LiveHub:
                     if loop.time() < deadline:
                         yield None
                     continue
-                for delivery in deliveries:
-                    if delivery.seq <= cursor:
+                for item in deliveries:
+                    if item.seq <= cursor:
                         continue  # already sent from the log
-                    if delivery.seq != cursor + 1:
-                        behind = True  # a gap: the log has what is missing
+                    if item.seq != cursor + 1:
+                        # A gap: the log has what is missing, up to this batch's last.
+                        replay_since, upto = loop.time(), deliveries[-1].seq
                         break
-                    yield delivery.frame
-                    cursor = delivery.seq
+                    yield item.frame
+                    cursor = item.seq
         finally:
             self.unsubscribe(subscription)
 

@@ -100,6 +100,15 @@ async def test_a_change_committed_here_reaches_followers_without_reading_the_log
 ) -> None:
     hub: LiveHub = live_app.state.live_hub
     reads = counting_reads(hub, monkeypatch)
+    heard = hub._heard
+
+    def commit_hook_only(game_id: str, seq: int, event: LoggedEvent | None = None) -> None:
+        # PostgreSQL's own notice of the commit races the commit hook and, when it wins,
+        # rightly starts a read (the next test has that case): it is left out here.
+        if event is not None:
+            heard(game_id, seq, event)
+
+    monkeypatch.setattr(hub, "_heard", commit_hook_only)
     subscriptions = [hub.subscribe(live_game.id, 1) for _ in range(5)]
     await live_game.set_faith(p1=4)
     await until(lambda: all(s._items for s in subscriptions))
@@ -125,8 +134,11 @@ async def test_a_change_committed_here_whose_notice_came_first_is_not_read_back(
     heard = hub._heard
 
     def notice_first(game_id: str, seq: int, event: LoggedEvent | None = None) -> None:
-        if event is not None:
-            heard(game_id, seq, None)
+        if event is None:
+            # The database's own notice (PostgreSQL), which races the commit hook: it is
+            # simulated below, just ahead of the hook, every time.
+            return
+        heard(game_id, seq, None)
         heard(game_id, seq, event)
 
     monkeypatch.setattr(hub, "_heard", notice_first)
@@ -186,7 +198,7 @@ async def test_a_slow_follower_is_ended_and_the_others_get_everything(
     async with asyncio.timeout(PATIENCE):
         assert await follower == [2, 3, 4, 5, 6]
     await until(lambda: slow.ended is not None)
-    assert slow.ended == "overflow"
+    assert slow.ended == "behind"
     assert await slow.next(0) == []  # its buffer is dropped: its client resumes by id
     hub.unsubscribe(slow)
     assert hub.count == 0

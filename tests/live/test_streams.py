@@ -118,6 +118,8 @@ async def test_a_stream_ends_at_its_time_bound_and_resumes(
     async with open_stream(on_b, f"{game.url}/events/stream", game.host()) as stream:
         while await stream.next_frame() is not None:
             pass
+    # Its last line says why it ended (docs/api.md).
+    assert stream.frames[-1].comment == "end time-bound"
     headers = {**game.host(), "Last-Event-ID": "1"}
     async with open_stream(on_b, f"{game.url}/events/stream", headers) as stream:
         await set_faith(game, 3)

@@ -3,6 +3,7 @@ the events list, in ``games.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
@@ -148,10 +149,14 @@ async def stream_game_events(
     every event after `Last-Event-ID` (or `after`) in order, each exactly once, then the
     new ones as they happen. See docs/api.md "Following a game live"."""
     start = _resume_point(after, last_event_id)
-    version, seat = await games.follower(game_id, token)
+    # A few streams' token checks at a time: a flood of streams waits here, on the event
+    # loop, and leaves the request threads to the other routes.
+    async with live.admitting():
+        checked_from = asyncio.get_running_loop().time()
+        version, seat = await games.follower(game_id, token)
     settings: Settings = request.app.state.settings
     # The hub ends the stream when that seat's token is replaced or revoked.
-    subscription = live.subscribe(game_id, version, seat)
+    subscription = live.subscribe(game_id, version, seat, checked_from=checked_from)
     retry = f"retry: {settings.retry_after_seconds * 1000}\n\n".encode()
 
     async def frames() -> AsyncIterator[bytes]:
@@ -163,5 +168,8 @@ async def stream_game_events(
             max_seconds=settings.stream_max_seconds,
         ):
             yield HEARTBEAT if frame is None else frame
+        # Why it ends, as a comment (SSE clients skip comments): see docs/api.md.
+        if subscription.ended is not None:
+            yield b": end %s\n\n" % subscription.ended.encode()
 
     return EventStreamResponse(frames(), on_close=lambda: live.unsubscribe(subscription))
