@@ -8,7 +8,6 @@ import signal
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 from typing import Any
 
 from anyio import to_thread
@@ -24,26 +23,17 @@ from app.api.middleware import PlatformMiddleware
 from app.api.negotiation import ContentNegotiation, negotiated_routes
 from app.api.openapi_doc import camel_case_operation_id, install_openapi
 from app.api.ops import router as ops_router
-from app.api.presenters import GameDocuments
 from app.api.problems import install_problem_handlers
 from app.api.router import include_lean
 from app.api.routers import ROUTERS
 from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.table import install_table
-from app.persistence.changes import ChangeFeed
+from app.composition import compose_use_cases
 from app.persistence.db import Database, DatabaseTimeouts
-from app.services.calculations import Calculations
-from app.services.games import GameService
 from app.services.health import Health
-from app.services.history import HistoryService
-from app.services.idempotency import Idempotency
-from app.services.limits import Rate, WriteLimits
 from app.services.live import LiveHub
-from app.services.reports import ReportService
 from app.services.retention import Retention, sweep_periodically
-from app.services.seats import SeatService
 from app.services.tile_packs import load_catalogue
-from app.services.transactions import GameTransactions
 from app.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -118,8 +108,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 sweeper.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await sweeper
-            if rows is not None:
-                await rows.close()
+            if use_cases.transactions.rows is not None:
+                await use_cases.transactions.rows.close()
             app.state.db.dispose()
 
     app = FastAPI(
@@ -139,30 +129,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # the service here with the file and place that is wrong, not on some later request.
     catalogue = app.state.catalogue = load_catalogue(settings.tile_packs_dir)
     # The use cases are stateless objects built once; every request shares them.
-    idempotency = Idempotency(db, timedelta(hours=settings.idempotency_ttl_hours))
-    changes = ChangeFeed(db, poll_seconds=settings.change_poll_seconds)
-    # Reads of a game on the event loop, with no thread held (PostgreSQL only; measured).
-    rows = db.async_game_rows(settings.db_pool_size) if settings.db_async_reads else None
-    transactions = GameTransactions(
-        db,
-        GameDocuments(catalogue),
-        limits=WriteLimits(
-            host=Rate(settings.game_write_rate, settings.game_write_burst),
-            player=Rate(settings.player_write_rate, settings.player_write_burst),
-            max_events=settings.max_events_per_game,
-            max_player_events=settings.max_events_per_player,
-        ),
-        changes=changes,
-        rows=rows,
-    )
-    calculations = app.state.calculations = Calculations(catalogue)
-    game_service = app.state.game_service = GameService(
-        transactions,
-        idempotency,
-        catalogue,
-        calculations,
-        creation_rate=Rate(settings.game_creation_rate, settings.game_creation_burst),
-    )
+    use_cases = compose_use_cases(settings, db, catalogue)
+    changes = use_cases.changes
+    app.state.calculations = use_cases.calculations
+    game_service = app.state.game_service = use_cases.games
     # Changes take a request thread only once admitted (app/api/admission.py); SQLite's
     # writers share its one write lock, so they are queued here one at a time.
     app.state.write_admission = WriteAdmission(
@@ -170,9 +140,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         wait_s=settings.db_pool_timeout_ms / 1000,
         check_access=game_service.current_version,
     )
-    app.state.report_service = ReportService(transactions, idempotency)
-    app.state.history_service = HistoryService(transactions, idempotency)
-    app.state.seat_service = SeatService(transactions, idempotency)
+    app.state.report_service = use_cases.reports
+    app.state.history_service = use_cases.history
+    app.state.seat_service = use_cases.seats
     app.state.health = Health(db, timeout_s=settings.readyz_timeout_ms / 1000)
     live_hub = app.state.live_hub = LiveHub(
         db,

@@ -108,10 +108,12 @@ class WriteLimits:
     """The budgets of a game's changes: the host's rate, each player's rate, the game's
     event log and each player seat's share of it."""
 
-    host: Rate = UNLIMITED
-    player: Rate = UNLIMITED
-    max_events: int = 1000
-    max_player_events: int = 100
+    # No defaults: the budgets are settings (app/settings.py declares their defaults once),
+    # made into this by app/composition.py.
+    host: Rate
+    player: Rate
+    max_events: int
+    max_player_events: int
 
     @property
     def player_events(self) -> int:

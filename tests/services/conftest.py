@@ -1,39 +1,23 @@
 """The use cases on a real database (SQLite and PostgreSQL), without HTTP: the services as
-the app factory wires them, rendering through the API's presenter."""
+the app factory wires them (one composition, app/composition.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
 
 import pytest
 
-from app.api.presenters import GameDocuments
+from app.composition import UseCases, compose_use_cases
 from app.domain.game import NewPlayer
 from app.persistence.db import Database
-from app.services.calculations import Calculations
-from app.services.games import GameService, NewGame
-from app.services.history import HistoryService
-from app.services.idempotency import Idempotency, request_fingerprint
-from app.services.limits import WriteLimits
-from app.services.reports import ReportService
-from app.services.seats import SeatService
+from app.services.games import NewGame
+from app.services.idempotency import request_fingerprint
 from app.services.tile_packs import load_catalogue
-from app.services.transactions import GameTransactions
+from app.settings import Settings
 
 CATALOGUE = load_catalogue()
 MAX_EVENTS = 12
-
-
-@dataclass
-class UseCases:
-    db: Database
-    transactions: GameTransactions
-    games: GameService
-    reports: ReportService
-    history: HistoryService
-    seats: SeatService
 
 
 @dataclass(frozen=True)
@@ -45,20 +29,17 @@ class Created:
 
 
 def wire(db: Database, max_events: int = MAX_EVENTS) -> UseCases:
-    """The use cases on ``db``, as the app factory wires them."""
-    idempotency = Idempotency(db, timedelta(hours=24))
-    transactions = GameTransactions(
-        db, GameDocuments(CATALOGUE), limits=WriteLimits(max_events=max_events)
+    """The use cases on ``db``, wired as the app wires them (app/composition.py), with no
+    rate limits (a test's changes come faster than any table's) and a short event log."""
+    settings = Settings(
+        database_url=db.url,
+        game_write_rate=0,
+        player_write_rate=0,
+        game_creation_rate=0,
+        max_events_per_game=max_events,
+        db_async_reads=False,
     )
-    games = GameService(transactions, idempotency, CATALOGUE, Calculations(CATALOGUE))
-    return UseCases(
-        db,
-        transactions,
-        games,
-        ReportService(transactions, idempotency),
-        HistoryService(transactions, idempotency),
-        SeatService(transactions, idempotency),
-    )
+    return compose_use_cases(settings, db, CATALOGUE)
 
 
 @pytest.fixture
