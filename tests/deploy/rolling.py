@@ -204,9 +204,13 @@ async def create_game(client: SdkClient, seed: int) -> Game:
     )
 
 
-async def step(client: SdkClient, game: Game, resolve_every: int) -> None:
+async def step(
+    client: SdkClient, game: Game, resolve_every: int, restarting: asyncio.Event
+) -> None:
     """One turn at the table: a faith change, a read, a calculation; every few turns the
-    decisions and the resolution of the next report."""
+    decisions and the resolution of the next report. Reports II and III wait for the
+    restarts to begin, so that decisions and resolutions happen while replicas restart
+    however fast the machine plays the steady phase before them."""
     game.steps += 1
     base = f"/v1/games/{game.id}"
     # p1 and p3 always reach the threshold (3, 4, 5), p2 never does.
@@ -228,7 +232,7 @@ async def step(client: SdkClient, game: Game, resolve_every: int) -> None:
         body={"gains": [{"source": {"kind": "card_immediate"}, "resources": {"stone": 2}}]},
     )
     period = game.next_period
-    if period > 3 or game.steps % resolve_every:
+    if period > 3 or game.steps % resolve_every or (period > 1 and not restarting.is_set()):
         return
     if period < 3:  # the last report needs no decisions (R-REP-6)
         for player, choice in (("p1", "support"), ("p3", "refuse")):
@@ -377,7 +381,12 @@ class Outcome:
 
 
 async def _play(
-    scenario: Scenario, base_url: str, ops: list[Op], games: list[Game], stop: asyncio.Event
+    scenario: Scenario,
+    base_url: str,
+    ops: list[Op],
+    games: list[Game],
+    stop: asyncio.Event,
+    restarting: asyncio.Event,
 ) -> list[str]:
     failures: list[str] = []
     limits = httpx.Limits(max_connections=scenario.clients * 2, keepalive_expiry=4.0)
@@ -391,7 +400,7 @@ async def _play(
                     if stop.is_set():
                         return
                     try:
-                        await step(client, game, scenario.resolve_every)
+                        await step(client, game, scenario.resolve_every, restarting)
                     except OperationFailed as failure:
                         failures.append(str(failure))
                         return
@@ -438,8 +447,10 @@ async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: 
             await asyncio.wait_for(
                 asyncio.gather(*(follower.opened.wait() for follower in followers)), 60
             )
-            stop = asyncio.Event()
-            play = asyncio.create_task(_play(scenario, proxy.base_url, ops, games, stop))
+            stop, restarting = asyncio.Event(), asyncio.Event()
+            play = asyncio.create_task(
+                _play(scenario, proxy.base_url, ops, games, stop, restarting)
+            )
             phases: dict[str, tuple[float, float]] = {}
             loads: dict[str, float] = {}
             start = time.monotonic()
@@ -447,6 +458,7 @@ async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: 
             phases["steady before"] = (start, time.monotonic())
             loads["steady before"] = os.getloadavg()[0]
             rolling_start = time.monotonic()
+            restarting.set()
             for n, old in enumerate(replicas):
                 if play.done():
                     break
