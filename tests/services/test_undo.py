@@ -28,32 +28,9 @@ from app.services.idempotency import request_fingerprint
 from tests.services.conftest import Created, UseCases, create, new_game, wire
 from tests.services.test_replay import _check_against_the_log
 from tests.statements import count_statements
+from tests.support.play_steps import PLAY_STEPS
 
-PLAYERS = ["p1", "p2", "p3"]
 KEY = "8f14e45f-ceea-467f-a0e6-1c5b0f3d2a71"
-
-steps = st.one_of(
-    st.tuples(
-        st.just("faith"), st.dictionaries(st.sampled_from(PLAYERS), st.integers(0, 20), min_size=1)
-    ),
-    st.tuples(st.just("delta"), st.sampled_from(PLAYERS), st.integers(-6, 6).filter(bool)),
-    st.tuples(
-        st.just("leaders"),
-        st.sampled_from(PLAYERS),
-        st.lists(
-            st.sampled_from(["sisto_iv", "santa_rita", "martin_lutero"]), max_size=2, unique=True
-        ),
-    ),
-    st.tuples(st.just("turn_order"), st.permutations(PLAYERS)),
-    st.tuples(
-        st.just("decision"),
-        st.integers(1, 3),
-        st.sampled_from(PLAYERS),
-        st.sampled_from(["support", "refuse"]),
-    ),
-    st.tuples(st.just("resolve"), st.integers(1, 3), st.sampled_from([None, "support", "refuse"])),
-    st.tuples(st.just("round")),
-)
 
 
 @pytest.fixture
@@ -141,7 +118,9 @@ def _plain(seen: tuple[GameState, dict[str, Any], list[Any]]) -> Any:
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(plays=st.lists(steps, max_size=16), undone=st.integers(0, 16), track_rounds=st.booleans())
+@given(
+    plays=st.lists(PLAY_STEPS, max_size=16), undone=st.integers(0, 16), track_rounds=st.booleans()
+)
 def test_undoing_a_suffix_is_never_having_made_it_and_redoing_it_is_having_made_it(
     use_cases: UseCases, plays: list[tuple[Any, ...]], undone: int, track_rounds: bool
 ) -> None:

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 from app.domain import game as rules
 from app.domain.errors import NothingToRedo, NothingToUndo, ReportResolved, ServiceError
 from app.domain.game import GameState, report_view
+from tests.support.play_steps import PLAY_STEPS
 from tests.unit.stored_games import Table
-
-PLAYERS = ["p1", "p2", "p3"]
 
 
 def test_r_undo_1_an_undo_is_one_more_event_and_goes_one_further_back_each_time() -> None:
@@ -144,28 +143,6 @@ def test_r_undo_3_redoing_a_resolution_puts_its_outcomes_back_with_their_time() 
 
 # ---- the property: undoing any suffix is never having made it ----------------------------
 
-steps = st.one_of(
-    st.tuples(
-        st.just("faith"), st.dictionaries(st.sampled_from(PLAYERS), st.integers(0, 20), min_size=1)
-    ),
-    st.tuples(st.just("delta"), st.sampled_from(PLAYERS), st.integers(-6, 6).filter(bool)),
-    st.tuples(
-        st.just("leaders"),
-        st.sampled_from(PLAYERS),
-        st.lists(
-            st.sampled_from(["sisto_iv", "santa_rita", "martin_lutero"]), max_size=2, unique=True
-        ),
-    ),
-    st.tuples(st.just("turn_order"), st.permutations(PLAYERS)),
-    st.tuples(
-        st.just("decision"),
-        st.integers(1, 3),
-        st.sampled_from(PLAYERS),
-        st.sampled_from(["support", "refuse"]),
-    ),
-    st.tuples(st.just("resolve"), st.integers(1, 3), st.sampled_from([None, "support", "refuse"])),
-    st.tuples(st.just("round")),
-)
 COMMANDS: dict[str, Any] = {
     "faith": rules.set_faith,
     "delta": rules.change_faith,
@@ -215,7 +192,7 @@ def _same(a: GameState, b: GameState) -> bool:
 
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
 @given(
-    plays=st.lists(steps, max_size=30),
+    plays=st.lists(PLAY_STEPS, max_size=30),
     undone=st.integers(0, 30),
     track_rounds=st.booleans(),
 )
