@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -28,15 +27,6 @@ VOLATILE = {"x-request-id", "date"}
 def app(database_url: str) -> FastAPI:
     # A stream answers for a moment only: its GET must end for the comparison.
     return create_app(Settings(database_url=database_url, stream_max_seconds=0.05, **LIMITS_OFF))
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-    app.state.live_hub.stop()
-    app.state.db.dispose()
 
 
 def _get_paths(app: FastAPI, game: GameHandle) -> list[str]:

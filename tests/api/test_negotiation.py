@@ -5,8 +5,6 @@ table's files)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -64,15 +62,6 @@ def test_ranges_that_cannot_be_read_are_left_out() -> None:
 @pytest.fixture
 def app(database_url: str) -> FastAPI:
     return create_app(Settings(database_url=database_url, stream_max_seconds=0.05, **LIMITS_OFF))
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-    app.state.live_hub.stop()
-    app.state.db.dispose()
 
 
 @pytest.fixture

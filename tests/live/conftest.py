@@ -155,6 +155,21 @@ async def wait_for_subscribers(client: httpx.AsyncClient, base_url: str, count: 
 
 
 @pytest.fixture
+async def clients(servers: tuple[Server, Server]) -> AsyncIterator[tuple[httpx.AsyncClient, ...]]:
+    """A client of each of the module's two servers (``servers``, which a module may
+    define for itself); every test leaves no follower behind, on either process."""
+    a, b = servers
+    timeout = httpx.Timeout(PATIENCE)
+    async with (
+        httpx.AsyncClient(base_url=a.base_url, timeout=timeout) as on_a,
+        httpx.AsyncClient(base_url=b.base_url, timeout=timeout) as on_b,
+    ):
+        yield on_a, on_b
+        await wait_for_subscribers(on_a, a.base_url, 0)
+        await wait_for_subscribers(on_b, b.base_url, 0)
+
+
+@pytest.fixture
 def live_settings() -> dict[str, Any]:
     """Extra settings for ``live_app`` (override in a test module)."""
     return {}

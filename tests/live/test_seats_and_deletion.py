@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -30,19 +30,6 @@ def servers(
     b = Server(shared_database, logs, "b", env=ENV)
     with running(a, b):
         yield a, b
-
-
-@pytest.fixture
-async def clients(servers: tuple[Server, Server]) -> AsyncIterator[tuple[httpx.AsyncClient, ...]]:
-    a, b = servers
-    timeout = httpx.Timeout(PATIENCE)
-    async with (
-        httpx.AsyncClient(base_url=a.base_url, timeout=timeout) as on_a,
-        httpx.AsyncClient(base_url=b.base_url, timeout=timeout) as on_b,
-    ):
-        yield on_a, on_b
-        await wait_for_subscribers(on_a, a.base_url, 0)
-        await wait_for_subscribers(on_b, b.base_url, 0)
 
 
 async def _until_ended(stream: object) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -19,20 +18,6 @@ from tests.live.conftest import (
     wait_for_subscribers,
 )
 from tests.live_server import Server
-
-
-@pytest.fixture
-async def clients(servers: tuple[Server, Server]) -> AsyncIterator[tuple[httpx.AsyncClient, ...]]:
-    a, b = servers
-    timeout = httpx.Timeout(PATIENCE)
-    async with (
-        httpx.AsyncClient(base_url=a.base_url, timeout=timeout) as on_a,
-        httpx.AsyncClient(base_url=b.base_url, timeout=timeout) as on_b,
-    ):
-        yield on_a, on_b
-        # Every test leaves no follower behind, on either process.
-        await wait_for_subscribers(on_a, a.base_url, 0)
-        await wait_for_subscribers(on_b, b.base_url, 0)
 
 
 async def set_faith(game: GameHandle, faith: int) -> None:
