@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,10 +38,9 @@ class EdgeLimits:
     @classmethod
     def defaults(cls) -> EdgeLimits:
         """The bounds the settings give (the environment's, else their defaults), for a
-        server started without our config: read from the one place they are declared."""
-        from app.settings import Settings
-
-        return cls.from_settings(Settings())
+        server started without our config: read from the one place they are declared,
+        once per process (every connection of such a server asks)."""
+        return _settings_limits()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> EdgeLimits:
@@ -57,3 +57,10 @@ class EdgeLimits:
             max_pipelined_requests=settings.max_pipelined_requests,
             retry_after_seconds=settings.retry_after_seconds,
         )
+
+
+@functools.cache
+def _settings_limits() -> EdgeLimits:
+    from app.settings import Settings
+
+    return EdgeLimits.from_settings(Settings())

@@ -60,7 +60,7 @@ class LiveHub:
         buffer_bytes: int,
         max_subscribers: int,
         retry_after: int,
-        admission_wait: float = 3.0,
+        admission_wait: float,
         observe: Callable[[int], None] = lambda count: None,
     ) -> None:
         self.db = db
