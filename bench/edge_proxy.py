@@ -45,7 +45,7 @@ from bench.attacks import (
     wrk,
 )
 from tests.deploy.proxy import Nginx
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 GAME = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 1}
 

@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 
 from tests.integration.support import PrivatePostgres
-from tests.live_server import Server
 from tests.stall.freeze import fire, frozen, timed_call
 from tests.stall.stall_support import Timed
 from tests.stall.stored_routes import Call, StoredGame, new_game, stored_calls
+from tests.support.servers import Server
 
 BATCH = 30
 CLIENT_TIMEOUT_S = 30.0
