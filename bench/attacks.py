@@ -1,8 +1,8 @@
 """Attacks on the HTTP edge, before and after: figures for bench/ATTACKS.md.
 
-    python bench/attacks.py                      # the edge (python -m app) only
-    python bench/attacks.py --before DIR         # and the same attacks on another checkout
-    python bench/attacks.py --attacks endless-headers,pipelined --out bench/ATTACKS.md
+    python -m bench.attacks                      # the edge (python -m app) only
+    python -m bench.attacks --before DIR         # and the same attacks on another checkout
+    python -m bench.attacks --attacks endless-headers,pipelined --out bench/ATTACKS.md
 
 ``--before DIR``: a checkout to compare with, e.g. ``git archive main | tar -x -C DIR``;
 ``python -m app`` is run there with this venv. Everything is on 127.0.0.1 and bounded:
@@ -20,7 +20,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,13 +30,8 @@ from typing import Any
 
 import httpx
 
-REPO = Path(__file__).resolve().parent.parent
-# The clients, attacks and probes shared with tests/edge live in tests/support.
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from bench.game_attacks import guessable_idempotency_key, player_flips  # noqa: E402
-from tests.support.edge_attacks import (  # noqa: E402
+from bench.game_attacks import guessable_idempotency_key, player_flips
+from tests.support.edge_attacks import (
     address_flood,
     client_disconnects,
     complete_huge_header,
@@ -46,10 +40,11 @@ from tests.support.edge_attacks import (  # noqa: E402
     over_connection_limit,
     pipelined_unread,
 )
-from tests.support.probes import alive, children_of, cmdline, open_fds  # noqa: E402
-from tests.support.raw_http import ask, connect, status_of  # noqa: E402
-from tests.support.stream_replays import replay_flood  # noqa: E402
-from tests.support.write_starvation import (  # noqa: E402
+from tests.support.probes import alive, children_of, cmdline, open_fds
+from tests.support.raw_http import ask, connect, status_of
+from tests.support.servers import REPO_ROOT, Command, Server, free_port, running
+from tests.support.stream_replays import replay_flood
+from tests.support.write_starvation import (
     create_games,
     make_changes_slow,
     stalled_bodies,
@@ -220,42 +215,22 @@ def serve(
     env: dict[str, str] | None = None,
     name: str = "server",
 ) -> Iterator[tuple[int, subprocess.Popen[bytes], Path]]:
-    """``python -m app`` from ``tree`` on a free port, fresh SQLite database; yields the
-    port, the process and its log path. Stopped (SIGTERM, then SIGKILL) at the end."""
-    with socket.socket() as probe_sock:
-        probe_sock.bind(("127.0.0.1", 0))
-        port = probe_sock.getsockname()[1]
-    full_env = dict(os.environ)
-    full_env.update(
-        DATABASE_URL=f"sqlite:///{workdir}/{name}-{port}.db",
-        LOG_LEVEL="info",
-        PYTHONUNBUFFERED="1",
-        **(env or {}),
+    """``python -m app`` from ``tree`` on a free port, fresh SQLite database, the settings'
+    own rate limits, log level info; yields the port, the process and its log path."""
+    server = Server(
+        "",
+        workdir,
+        name,
+        workers=workers,
+        cwd=tree,
+        env={"LOG_LEVEL": "info", **(env or {})},
+        rate_limits=True,
     )
-    log_path = workdir / f"{name}-{port}.log"
-    command = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)]
-    if workers != 1:
-        command += ["--workers", str(workers)]
-    with open(log_path, "ab") as log:
-        proc = subprocess.Popen(command, cwd=tree, env=full_env, stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{name} exited: {log_path.read_text()[-2000:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
-                    break
-            time.sleep(0.2)
-        yield port, proc, log_path
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    # Named after the port, as its log is (slow-game finds its database by it).
+    server.database_url = f"sqlite:///{workdir}/{name}-{server.port}.db"
+    with running(server, timeout=60):
+        assert server.proc is not None
+        yield server.port, server.proc, server.log_path
 
 
 def kill_master(tree: Path, workdir: Path) -> dict[str, Any]:
@@ -309,7 +284,6 @@ def wrk(port: int, connections: int, seconds: int, path: str = "/healthz") -> fl
 
 PLAIN_UVICORN = """\
 import sys, uvicorn
-sys.path.insert(0, ".")
 from app.__main__ import log_config
 uvicorn.run("app.main:app", host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
             log_config=log_config("WARNING"), access_log=False, loop="auto", http="httptools",
@@ -323,32 +297,26 @@ def throughput(workdir: Path, rounds: int, seconds: int) -> dict[str, Any]:
     results: dict[str, list[float]] = {}
     for round_ in range(rounds):
         for variant in ("plain-httptools", "edge"):
-            with socket.socket() as probe_sock:
-                probe_sock.bind(("127.0.0.1", 0))
-                port = probe_sock.getsockname()[1]
-            env = dict(os.environ, DATABASE_URL=f"sqlite:///{workdir}/tp.db", LOG_LEVEL="warning")
+            port = free_port()
             if variant == "edge":
-                command = [sys.executable, "-m", "app", "--port", str(port)]
+                argv = [sys.executable, "-m", "app", "--port", str(port)]
             else:
-                command = [sys.executable, "-c", PLAIN_UVICORN, str(port)]
-            log = open(workdir / f"tp-{variant}.log", "ab")  # noqa: SIM115
-            proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=log)
-            try:
-                for _ in range(300):
-                    with contextlib.suppress(httpx.HTTPError):
-                        if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
-                            break
-                    time.sleep(0.2)
+                argv = [sys.executable, "-c", PLAIN_UVICORN, str(port)]
+            server = Command(
+                argv,
+                f"tp-{variant}",
+                workdir / f"tp-{variant}.log",
+                port=port,
+                ready_path="/healthz",
+                env={"DATABASE_URL": f"sqlite:///{workdir}/tp.db", "LOG_LEVEL": "warning"},
+            )
+            with running(server, timeout=60):
                 for conns in (1, 64):
                     value = wrk(port, conns, seconds)
                     results.setdefault(f"{variant} c{conns}", []).append(value)
                     print(
                         f"  round {round_ + 1} {variant} c={conns}: {value:.0f} req/s", flush=True
                     )
-            finally:
-                proc.terminate()
-                proc.wait()
-                log.close()
     return {key: [round(v) for v in values] for key, values in results.items()}
 
 
@@ -593,7 +561,7 @@ def main() -> None:
         "--from-json", type=Path, help="only render --out from figures saved with --json"
     )
     args = parser.parse_args()
-    command = "python bench/attacks.py " + " ".join(sys.argv[1:])
+    command = "python -m bench.attacks " + " ".join(sys.argv[1:])
     if args.from_json is not None:
         figures = json.loads(args.from_json.read_text())
         if args.out is not None:
@@ -606,8 +574,8 @@ def main() -> None:
         if args.before is not None:
             print(f"before: {args.before}", flush=True)
             figures["before"] = run_attacks(args.before.resolve(), workdir, names, args.rss_guard)
-        print(f"after: {REPO}", flush=True)
-        figures["after"] = run_attacks(REPO, workdir, names, args.rss_guard)
+        print(f"after: {REPO_ROOT}", flush=True)
+        figures["after"] = run_attacks(REPO_ROOT, workdir, names, args.rss_guard)
         if (
             args.throughput_rounds
             and subprocess.run(["which", "wrk"], capture_output=True).returncode == 0
