@@ -29,7 +29,8 @@ from typing import Any
 
 import httpx
 
-from bench.attacks import idle_connections, slow_headers, wrk
+from bench.edge_attacks import idle_connections, slow_headers
+from bench.edge_cost import wrk
 from tests.deploy.proxy import Nginx
 from tests.support.edge_attacks import endless_headers
 from tests.support.probes import RssSampler, children_of, open_fds, rss_mib

@@ -1,7 +1,5 @@
 """What every benchmark needs: throwaway databases, a served app, wrk, and worker RSS.
-
-Everything runs on 127.0.0.1 and every load is bounded in time.
-"""
+Everything runs on 127.0.0.1 and every load is bounded in time."""
 
 from __future__ import annotations
 
