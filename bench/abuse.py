@@ -1,7 +1,7 @@
 """Abuse: how fast can one client fill the database, with the limits off and on?
 
-    python bench/abuse.py                       # both databases, 20 s per run
-    python bench/abuse.py --db sqlite --seconds 10
+    python -m bench.abuse                       # both databases, 20 s per run
+    python -m bench.abuse --db sqlite --seconds 10
 
 One client (one address, 8 connections) creates games as fast as it can, each with a fresh
 Idempotency-Key as in the issue, against ``python -m app`` on a fresh database: once with
@@ -15,27 +15,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from harness import (
+from app.settings import Settings
+from bench.harness import (
     DEFAULT_PG_SERVER,
     app_command,
-    free_port,
     fresh_database,
     machine,
     serve,
     workdir,
 )
-
-from app.settings import Settings
+from tests.support.servers import free_port
 
 GAME = {"players": [{"name": "Anna"}, {"name": "Bruno"}, {"name": "Carla"}], "seed": 42}
 CONNECTIONS = 8

@@ -1,7 +1,7 @@
 """The edge attacks against one replica, straight and through nginx: figures for bench/DEPLOY.md.
 
-    python bench/edge_proxy.py                          # print the table
-    python bench/edge_proxy.py --out bench/DEPLOY.md    # and write the report
+    python -m bench.edge_proxy                          # print the table
+    python -m bench.edge_proxy --out bench/DEPLOY.md    # and write the report
 
 One ``python -m app`` (SQLite, in a temporary folder) and Debian's nginx on the host with
 deploy/nginx's configuration (tests/deploy/proxy.py writes its main file), everything on
@@ -29,23 +29,13 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.attacks import (
-    RssSampler,
-    children_of,
-    connect,
-    endless_headers,
-    idle_connections,
-    open_fds,
-    read_all,
-    rss_mib,
-    slow_headers,
-    status_of,
-    wrk,
-)
+from bench.edge_attacks import idle_connections, slow_headers
+from bench.edge_cost import wrk
 from tests.deploy.proxy import Nginx
-from tests.live_server import Server, running
+from tests.support.edge_attacks import endless_headers
+from tests.support.probes import RssSampler, children_of, open_fds, rss_mib
+from tests.support.raw_http import connect, read_all, status_of
+from tests.support.servers import Server, running
 
 GAME = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 1}
 
@@ -267,7 +257,7 @@ def main() -> None:
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     results = run(args.nginx, args.throughput_rounds, args.throughput_seconds)
-    command = "python " + " ".join(["bench/edge_proxy.py", *sys.argv[1:]])
+    command = " ".join(["python -m bench.edge_proxy", *sys.argv[1:]])
     report = render(results, command, f"{load_before:.1f}, {os.getloadavg()[0]:.1f}")
     print(report)
     if args.out:

@@ -1,20 +1,24 @@
 """A/B server experiments without editing app/: variants (bench/serve_variant.py) and
 worker counts, measured in one run, interleaved, on one fresh database.
 
-    python bench/experiment.py --variants baseline,asyncio-h11 --scenarios healthz,calc-gains
-    python bench/experiment.py --variants baseline --workers 1,2 --scenarios get-game
+    python -m bench.experiment --variants baseline,asyncio-h11 --scenarios healthz,calc-gains
+    python -m bench.experiment --variants baseline --workers 1,2 --scenarios get-game
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from harness import DEFAULT_PG_SERVER, REPO, free_port, fresh_database, run_wrk, serve, workdir
-from run import BY_NAME, run_cell, seed
+from bench.harness import (
+    DEFAULT_PG_SERVER,
+    fresh_database,
+    run_wrk,
+    serve,
+    workdir,
+)
+from bench.run import BY_NAME, run_cell, seed
+from tests.support.servers import free_port
 
 
 def main() -> None:
@@ -38,7 +42,7 @@ def main() -> None:
             for variant in args.variants.split(","):
                 for workers in [int(w) for w in args.workers.split(",")]:
                     port = free_port()
-                    command = [sys.executable, str(REPO / "bench" / "serve_variant.py")]
+                    command = [sys.executable, "-m", "bench.serve_variant"]
                     command += [str(port), str(workers), variant]
                     print(f"round {round_ + 1}: {variant}, {workers} worker(s)", flush=True)
                     with serve(command, env, port, tmp / f"{variant}.log") as server:

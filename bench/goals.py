@@ -1,11 +1,12 @@
 """The goals of "reads and writes at the limit of the stack", checked against runs of
-``bench/run.py --json``: one row per goal, every cell's ratio, met or not.
+``python -m bench.run --json``: one row per goal, every cell's ratio, met or not.
 
-    python bench/goals.py bench/out/run1.json bench/out/run2.json
+    python -m bench.goals bench/out/run1.json bench/out/run2.json
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ def _ratio(run: dict, db: str, scenario: str, ceiling: str, conns: int) -> float
     return _rps(cell) / _rps(run[db, ceiling, conns])
 
 
-def main(paths: list[Path]) -> None:
+def report(paths: list[Path]) -> None:
     runs = [
         {(c["db"], c["scenario"], c["connections"]): c for c in json.loads(p.read_text())["cells"]}
         for p in paths
@@ -89,5 +90,11 @@ def main(paths: list[Path]) -> None:
         )
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="files written by bench.run --json")
+    report(parser.parse_args().runs)
+
+
 if __name__ == "__main__":
-    main([Path(p) for p in sys.argv[1:]])
+    main()

@@ -1,15 +1,11 @@
 """What every benchmark needs: throwaway databases, a served app, wrk, and worker RSS.
-
-Everything runs on 127.0.0.1 and every load is bounded in time.
-"""
+Everything runs on 127.0.0.1 and every load is bounded in time."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,9 +17,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+from tests.support.servers import RATE_LIMITS_OFF, REPO_ROOT, Command, running
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT
 LUA = REPO / "bench" / "lua"
 DEFAULT_PG_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -32,20 +28,12 @@ WRK_MISSING = (
     "(https://github.com/wg/wrk)."
 )
 
-LIMITS_OFF = {"GAME_CREATION_RATE": "0", "GAME_WRITE_RATE": "0", "PLAYER_WRITE_RATE": "0"}
-
 
 def require_wrk() -> str:
     found = shutil.which("wrk")
     if found is None:
         sys.exit(WRK_MISSING)
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # ---- databases ---------------------------------------------------------------------------
@@ -97,17 +85,6 @@ def drop_pg_database(server: str, name: str) -> None:
 # ---- servers -----------------------------------------------------------------------------
 
 
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    port: int
-    log: Path
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
 @contextmanager
 def serve(
     command: Sequence[str],
@@ -116,50 +93,15 @@ def serve(
     log: Path,
     ready_path: str = "/readyz",
     timeout: float = 60.0,
-) -> Iterator[Server]:
-    """Start ``command`` (its own process group), wait until ``ready_path`` answers 200,
-    and stop it (SIGTERM, then SIGKILL) on exit."""
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            list(command),
-            cwd=REPO,
-            # The benchmarks measure throughput: the rate limits are off unless asked for.
-            env={**os.environ, **LIMITS_OFF, **env},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    server = Server(process, port, log)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited with {process.returncode}; see {log}")
-            try:
-                if httpx.get(server.base_url + ready_path, timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server not ready after {timeout}s; see {log}")
-            time.sleep(0.2)
+) -> Iterator[Command]:
+    """``command`` (which listens on ``port``) until ``ready_path`` answers 200, stopped
+    with its process group on exit: tests/support's launcher, with the rate limits off
+    unless ``env`` asks for them (the benchmarks measure throughput)."""
+    server = Command(
+        command, log.stem, log, port=port, ready_path=ready_path, env={**RATE_LIMITS_OFF, **env}
+    )
+    with running(server, timeout=timeout):
         yield server
-    finally:
-        stop_group(process)
-
-
-def stop_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop the process group this harness started (by its id, never by name)."""
-    if process.poll() is not None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=5)
-    except ProcessLookupError:
-        pass
 
 
 def app_command(port: int, workers: int) -> list[str]:
@@ -180,7 +122,7 @@ def app_command(port: int, workers: int) -> list[str]:
 def in_app_command(port: int, workers: int) -> list[str]:
     """bench/in_app.py: the service's app with its in-app probe routes, served as
     ``python -m app`` serves it."""
-    return [sys.executable, str(REPO / "bench" / "in_app.py"), str(port), str(workers)]
+    return [sys.executable, "-m", "bench.in_app", str(port), str(workers)]
 
 
 def ceiling_command(name: str, port: int) -> list[str]:

@@ -1,5 +1,5 @@
 """The service's own app with in-app probe routes added, served like ``python -m app``
-(``bench/run.py --in-app``).
+(``python -m bench.run --in-app``).
 
 Not ceilings: the frozen ceilings are the standalone apps of ``bench/ceilings/``. These
 routes run the cheapest request of each kind on the service's own stack (the same app
@@ -22,28 +22,24 @@ pool or the route itself.
 
 Nothing is added to ``app/``: these routes exist only in this benchmark process.
 
-    DATABASE_URL=... BENCH_ROWS=10000 python bench/in_app.py PORT WORKERS
+    DATABASE_URL=... BENCH_ROWS=10000 python -m bench.in_app PORT WORKERS
 """
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
 import os
 import sys
-from pathlib import Path
 
 from fastapi import FastAPI, Response
 from sqlalchemy import text
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))  # for the target "in_app:app", workers too
-
-from app.__main__ import log_config  # noqa: E402
-from app.main import create_app  # noqa: E402
-from app.persistence.db import Database  # noqa: E402
-from app.server.serve import serve  # noqa: E402
-from app.settings import get_settings  # noqa: E402
+from app.__main__ import log_config
+from app.main import create_app
+from app.persistence.db import Database
+from app.server.serve import serve
+from app.settings import get_settings
 
 ROWS = int(os.environ.get("BENCH_ROWS", "10000"))
 
@@ -117,7 +113,11 @@ def app() -> FastAPI:
 
 
 def main() -> None:
-    port, workers = int(sys.argv[1]), int(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("port", type=int)
+    parser.add_argument("workers", type=int)
+    args = parser.parse_args()
+    port, workers = args.port, args.workers
     settings = get_settings()
     # In a child process, as ``python -m app`` migrates: the server's RSS is its own.
     child = multiprocessing.get_context("fork").Process(
@@ -134,7 +134,7 @@ def main() -> None:
         port=port,
         workers=workers,
         log_config=log_config(settings.log_level.upper()),
-        target="in_app:app",
+        target="bench.in_app:app",
         factory=True,
     )
 

@@ -1,7 +1,7 @@
 """Instructions per request of one route, counted by valgrind (callgrind), in process.
 
-    python bench/instructions.py final-scores          # 500 requests
-    python bench/instructions.py healthz gains final-scores --requests 300
+    python -m bench.instructions final-scores          # 500 requests
+    python -m bench.instructions healthz gains final-scores --requests 300
 
 On a machine whose speed drifts, a few percent of wall clock is noise; an instruction
 count is not: the same code, inputs and environment give the same count, whatever else
@@ -36,7 +36,6 @@ ROUTES: dict[str, tuple[str, str | None]] = {
 
 def drive(route: str, requests: int) -> None:
     """Send ``WARM_UP`` then ``requests`` requests of ``route`` to the app, in process."""
-    sys.path.insert(0, str(REPO))
     from app.main import create_app
     from app.settings import Settings
 
@@ -98,14 +97,15 @@ def count(route: str, requests: int) -> int:
         "--tool=callgrind",
         "--callgrind-out-file=/dev/null",
         sys.executable,
-        __file__,
+        "-m",
+        "bench.instructions",
         "--drive",
         route,
         "--requests",
         str(requests),
     ]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, check=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
         raise SystemExit(f"no count from valgrind:\n{done.stderr[-2000:]}")

@@ -1,7 +1,7 @@
 """A TCP proxy that delays every chunk each way: a database "on another host" for A/B
 runs on one machine, where what a round trip costs decides (on loopback it costs ~50 us).
 
-    python bench/latency_proxy.py LISTEN_PORT TARGET_PORT ONE_WAY_MS
+    python -m bench.latency_proxy LISTEN_PORT TARGET_PORT ONE_WAY_MS
     DATABASE_URL=postgresql://postgres@127.0.0.1:LISTEN_PORT/db ...
 
 The delay is at least ONE_WAY_MS, rounded up by the event loop's 1 ms timer resolution:
@@ -11,8 +11,8 @@ a database in another zone. Order within a direction is kept (one queue per dire
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import sys
 import time
 
 
@@ -40,7 +40,7 @@ async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dela
         await delivering
 
 
-async def main(listen: int, target: int, delay: float) -> None:
+async def proxy(listen: int, target: int, delay: float) -> None:
     async def handle(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         server_r, server_w = await asyncio.open_connection("127.0.0.1", target)
         await asyncio.gather(
@@ -55,5 +55,14 @@ async def main(listen: int, target: int, delay: float) -> None:
         await server.serve_forever()
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("listen_port", type=int)
+    parser.add_argument("target_port", type=int)
+    parser.add_argument("one_way_ms", type=float)
+    args = parser.parse_args()
+    asyncio.run(proxy(args.listen_port, args.target_port, args.one_way_ms / 1000))
+
+
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]) / 1000))
+    main()

@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import httpx
-from harness import REPO
+
+from bench.harness import REPO
 
 PEER = REPO / "bench" / "peers" / "boardgameio"
 GAME = "faith-track"

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from scenarios import Request
+
+from bench.scenarios import Request
 
 # Headers uvicorn adds to every answer of the service and of a ceiling alike, and the one a
 # ceiling computes from its own body.

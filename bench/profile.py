@@ -1,7 +1,7 @@
 """Profile the served app under wrk load with py-spy (sampling, no code change).
 
-    python bench/profile.py --scenario get-game --db sqlite --seconds 8
-    python bench/profile.py --scenario calc-gains
+    python -m bench.profile --scenario get-game --db sqlite --seconds 8
+    python -m bench.profile --scenario calc-gains
 
 Writes a speedscope profile and a collapsed-stack file to bench/profiles/ (not
 committed), and prints the share of samples spent in each cost bucket (inclusive: a
@@ -19,19 +19,17 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from harness import (
+from bench.harness import (
     DEFAULT_PG_SERVER,
     REPO,
     app_command,
-    free_port,
     fresh_database,
     run_wrk,
     serve,
     workdir,
 )
-from run import BY_NAME, seed
+from bench.run import BY_NAME, seed
+from tests.support.servers import free_port
 
 # Cost buckets: a name and the substrings of a frame ("function (file:line)") that mark it.
 BUCKETS: dict[str, tuple[str, ...]] = {
@@ -109,7 +107,7 @@ def main() -> None:
             run_wrk(server.base_url, script, wrk_args, args.connections, 1)
             stem = out_dir / f"{args.scenario}-{args.db}"
             collapsed = stem.with_suffix(".collapsed.txt")
-            spy = [py_spy, "record", "--pid", str(server.process.pid), "--rate", str(args.rate)]
+            spy = [py_spy, "record", "--pid", str(server.pid), "--rate", str(args.rate)]
             spy += ["--duration", str(args.seconds), "--nonblocking"]
             results = {}
 

@@ -1,7 +1,7 @@
 """A rolling restart behind nginx, measured: figures for bench/ROLLING.md.
 
-    python bench/rolling.py                          # the test's scenario, printed
-    python bench/rolling.py --steady 30 --out bench/ROLLING.md
+    python -m bench.rolling                          # the test's scenario, printed
+    python -m bench.rolling --steady 30 --out bench/ROLLING.md
 
 The scenario is tests/deploy/rolling.py's, the one tests/deploy/test_rolling.py asserts on:
 Debian's nginx with deploy/nginx's configuration in front of three ``python -m app``
@@ -21,8 +21,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.conftest import (
     DEFAULT_TEST_POSTGRES_URL,
@@ -132,7 +130,7 @@ def main() -> None:
             )
     finally:
         _drop_database(server, name)
-    command = "python " + " ".join(["bench/rolling.py", *sys.argv[1:]])
+    command = " ".join(["python -m bench.rolling", *sys.argv[1:]])
     report = render(outcome, scenario, command, f"{load_before:.1f}, {os.getloadavg()[0]:.1f}")
     print(report)
     if args.out:

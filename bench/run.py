@@ -1,10 +1,10 @@
 """Load benchmark of the service against frozen ceilings and a peer, driven by wrk.
 
-    python bench/run.py                      # 10 s per cell, 1 and 64 connections, both DBs
-    python bench/run.py --duration 5 --interleave 3   # short, each ratio in three slices
-    python bench/run.py --db sqlite --connections 64 --scenarios healthz,get-game
-    python bench/run.py --soak 120           # then 120 s of mixed traffic, sampling RSS
-    python bench/run.py --in-app             # + the in-app probe routes (bench/in_app.py)
+    python -m bench.run                      # 10 s per cell, 1 and 64 connections, both DBs
+    python -m bench.run --duration 5 --interleave 3   # short, each ratio in three slices
+    python -m bench.run --db sqlite --connections 64 --scenarios healthz,get-game
+    python -m bench.run --soak 120           # then 120 s of mixed traffic, sampling RSS
+    python -m bench.run --in-app             # + the in-app probe routes (bench/in_app.py)
 
 Per database kind: a fresh database; the service as ``python -m app`` serves it; games
 seeded through the API; one request of every scenario probed (status, headers, body
@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -42,17 +41,13 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import peer
-from harness import (
+from bench import peer
+from bench.harness import (
     DEFAULT_PG_SERVER,
     RssSampler,
-    Server,
     WrkResult,
     app_command,
     ceiling_command,
-    free_port,
     fresh_database,
     in_app_command,
     machine,
@@ -61,8 +56,8 @@ from harness import (
     serve,
     workdir,
 )
-from probes import probe
-from scenarios import (
+from bench.probes import probe
+from bench.scenarios import (
     BY_NAME,
     DEFAULT,
     PAYLOADS,
@@ -73,6 +68,7 @@ from scenarios import (
     Load,
     Scenario,
 )
+from tests.support.servers import Launched, free_port
 
 
 @dataclass
@@ -171,7 +167,7 @@ def run_cell(
     db: str,
     scenario: Scenario,
     connections: int,
-    servers: dict[str, Server],
+    servers: dict[str, Launched],
     duration: float,
     files: dict[str, str],
     interleave: int,
@@ -179,12 +175,12 @@ def run_cell(
 ) -> Cell:
     """The scenario against its server and the same operation against each reference."""
 
-    def wrk(server: Server, load: Load, seconds: float) -> WrkResult:
+    def wrk(server: Launched, load: Load, seconds: float) -> WrkResult:
         args = [a.format(**files) for a in load.args]
         return run_wrk(server.base_url, load.script, args, connections, seconds)
 
     def exited(name: str) -> bool:
-        return servers[name].process.poll() is not None
+        return servers[name].exited()
 
     known = [r for r in scenario.against if r.server in servers]
     refs = [r for r in known if not exited(r.server)]
@@ -195,7 +191,7 @@ def run_cell(
     theirs: list[list[WrkResult]] = [[] for _ in refs]
     with ExitStack() as stack:
         rss = {
-            name: stack.enter_context(RssSampler(servers[name].process.pid))
+            name: stack.enter_context(RssSampler(servers[name].pid))
             for name in {scenario.server, *(r.server for r in refs)}
         }
         lost: dict[str, int] = {}  # reference -> its slices done when its server exited
@@ -287,7 +283,7 @@ def serving(
     env: dict[str, str],
     tmp: Path,
     ready: str = "/readyz",
-) -> Iterator[Server]:
+) -> Iterator[Launched]:
     """``command(port)`` on a free port, until it answers ``ready``."""
     port = free_port()
     log = tmp / f"server-{name}.log"
@@ -298,7 +294,7 @@ def serving(
 
 
 @contextmanager
-def peer_server(tmp: Path) -> Iterator[Server]:
+def peer_server(tmp: Path) -> Iterator[Launched]:
     """boardgame.io's server on an empty FlatFile folder."""
     peer.install()
     storage = tmp / "peer-flatfile"
@@ -312,7 +308,7 @@ def bench_database(
     wanted: list[Scenario],
     args: argparse.Namespace,
     tmp: Path,
-    servers: dict[str, Server],
+    servers: dict[str, Launched],
     data: Data,
     files: dict[str, str],
 ) -> tuple[list[Cell], dict]:
@@ -372,12 +368,12 @@ def bench_database(
                     cell.note += " pool exhausted: req/s is a lower bound"
                 cells.append(cell)
         if args.soak:
-            soak = run_soak(db, service.base_url, service.process.pid, args, files)
+            soak = run_soak(db, service.base_url, service.pid, args, files)
     return cells, soak
 
 
 def probe_all(
-    service: Server, wanted: list[Scenario], data: Data
+    service: Launched, wanted: list[Scenario], data: Data
 ) -> tuple[dict[tuple[str, str], str], list[dict[str, Any]]]:
     """One request of each scenario against the service: its bytes, and the answers the
     ceilings are to send (in the order of ``SCENARIOS``, so a 200 comes before a 304)."""
@@ -394,7 +390,7 @@ def probe_all(
 
 
 def probe_references(
-    servers: dict[str, Server],
+    servers: dict[str, Launched],
     wanted: list[Scenario],
     data: Data,
     shapes: dict[tuple[str, str], str],
@@ -405,7 +401,7 @@ def probe_references(
         for ref in scenario.against:
             if ref.server not in servers or (ref.server == "peer" and not data.peer_matches):
                 continue
-            if servers[ref.server].process.poll() is not None:
+            if servers[ref.server].exited():
                 continue
             probed = probe(servers[ref.server].base_url, (ref.load or scenario.load).probe(data))
             shapes[scenario.name, ref.name] = probed.bytes()
@@ -580,7 +576,7 @@ def main() -> None:
     data = Data()
     files: dict[str, str] = {"threads": "1"}
     with ExitStack() as stack:
-        servers: dict[str, Server] = {}
+        servers: dict[str, Launched] = {}
         if any(s.server == "peer" or any(r.server == "peer" for r in s.against) for s in wanted):
             print("[peer] boardgame.io", flush=True)
             servers["peer"] = stack.enter_context(peer_server(tmp))
@@ -595,7 +591,7 @@ def main() -> None:
             if soak:
                 soaks.append(soak)
         for scenario in (s for s in wanted if s.server == "peer"):
-            if servers["peer"].process.poll() is not None:
+            if servers["peer"].exited():
                 print(f"[peer] {scenario.name}: not run, the peer had exited", flush=True)
                 continue
             print(f"[peer] {scenario.name}", flush=True)

@@ -1,7 +1,7 @@
 """Scale: do lookups stay flat from 1,000 to 1,000,000 stored games?
 
-    python bench/scale.py --db postgres                   # 1,000 then 1,000,000 games
-    python bench/scale.py --db sqlite --games 100000      # a quicker run
+    python -m bench.scale --db postgres                   # 1,000 then 1,000,000 games
+    python -m bench.scale --db sqlite --games 100000      # a quicker run
 
 Fills a fresh database (migrated by Alembic) in bulk -- COPY on PostgreSQL, executemany in
 big transactions on SQLite -- with copies of one real 4-player game (its ``games`` row and
@@ -23,7 +23,6 @@ import hashlib
 import json
 import random
 import sqlite3
-import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -33,25 +32,21 @@ from typing import Any
 import httpx
 from sqlalchemy import event, text
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from harness import (
+from app.main import create_app
+from app.persistence.migrate import upgrade
+from app.settings import Settings
+from bench.harness import (
     DEFAULT_PG_SERVER,
     RssSampler,
     app_command,
-    free_port,
     fresh_database,
     require_wrk,
     run_wrk,
     serve,
     workdir,
 )
-from run import PLAYERS, write_lua_data
-
-from app.main import create_app
-from app.persistence.migrate import upgrade
-from app.settings import Settings
+from bench.run import PLAYERS, write_lua_data
+from tests.support.servers import free_port
 
 BATCH = 20_000
 NO_LIMITS = {"game_creation_rate": 0, "game_write_rate": 0}
@@ -200,7 +195,7 @@ def measure(db: str, url: str, total: int, args: argparse.Namespace, tmp: Path) 
         run_wrk(server.base_url, "get_game.lua", [str(data)], 8, 1)  # warm-up
         for script, name in (("get_game.lua", "get-game"), ("put_faith.lua", "put-faith")):
             for connections in args.connections:
-                with RssSampler(server.process.pid):
+                with RssSampler(server.pid):
                     result = run_wrk(
                         server.base_url, script, [str(data)], connections, args.duration
                     )

@@ -7,8 +7,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import peer
-from harness import REPO
+from bench import peer
+from bench.harness import REPO
 
 PAYLOADS = REPO / "bench" / "payloads"
 PLAYERS = json.loads((PAYLOADS / "create_game.json").read_text())["players"]

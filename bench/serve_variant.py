@@ -1,7 +1,7 @@
 """Serve a variant of the app for an A/B experiment, exactly as ``python -m app`` serves
 (same uvicorn options and logging), with migrations applied first.
 
-    DATABASE_URL=... python bench/serve_variant.py PORT WORKERS VARIANT
+    DATABASE_URL=... python -m bench.serve_variant PORT WORKERS VARIANT
 
 VARIANT: ``baseline`` (exactly ``python -m app``: app.server.serve, the bounded httptools
 protocol), ``plain-httptools`` (uvicorn's own httptools protocol, no edge limits: what the
@@ -10,18 +10,14 @@ edge costs), ``asyncio-h11`` (app.main:app on the asyncio loop and h11).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
 
 import uvicorn
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from app.__main__ import log_config  # noqa: E402
-from app.persistence.migrate import upgrade  # noqa: E402
-from app.server.serve import serve  # noqa: E402
-from app.settings import get_settings  # noqa: E402
+from app.__main__ import log_config
+from app.persistence.migrate import upgrade
+from app.server.serve import serve
+from app.settings import get_settings
 
 VARIANTS = {
     "plain-httptools": ("app.main:app", "auto", "httptools"),
@@ -30,7 +26,12 @@ VARIANTS = {
 
 
 def main() -> None:
-    port, workers, variant = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("port", type=int)
+    parser.add_argument("workers", type=int)
+    parser.add_argument("variant", choices=["baseline", *VARIANTS])
+    args = parser.parse_args()
+    port, workers, variant = args.port, args.workers, args.variant
     settings = get_settings()
     upgrade(settings.database_url)
     config = log_config(settings.log_level.upper())
@@ -40,7 +41,6 @@ def main() -> None:
     target, loop, http = VARIANTS[variant]
     uvicorn.run(
         target,
-        app_dir=str(REPO),
         host="127.0.0.1",
         port=port,
         workers=workers,

@@ -1,8 +1,8 @@
 """Every stored route against a frozen PostgreSQL, measured: figures for bench/STALL.md.
 
-    python bench/stall.py                                  # every route, on and off, printed
-    python bench/stall.py --routes read,faith --async on   # some of them
-    python bench/stall.py --out bench/STALL.md             # the table, into the file
+    python -m bench.stall                                  # every route, on and off, printed
+    python -m bench.stall --routes read,faith --async on   # some of them
+    python -m bench.stall --out bench/STALL.md             # the table, into the file
 
 A private cluster (``initdb`` in a temporary folder, on a free port: never the shared
 server) serves one ``python -m app`` with the settings' defaults, ``DB_ASYNC_READS`` on
@@ -19,21 +19,18 @@ import asyncio
 import datetime
 import os
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import httpx
 
 from tests.integration.support import PrivatePostgres
-from tests.live_server import Server
 from tests.stall.freeze import fire, frozen, timed_call
 from tests.stall.stall_support import Timed
 from tests.stall.stored_routes import Call, StoredGame, new_game, stored_calls
+from tests.support.servers import Server
 
 BATCH = 30
 CLIENT_TIMEOUT_S = 30.0
@@ -171,7 +168,7 @@ def main() -> None:
     load_after = os.getloadavg()
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        f"Measured {now} by `python bench/stall.py`; load average before and after: "
+        f"Measured {now} by `python -m bench.stall`; load average before and after: "
         f"{load_before[0]:.1f}, {load_after[0]:.1f} (2 shared cores).",
         "",
         *table(cells),

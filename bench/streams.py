@@ -1,7 +1,7 @@
 """Live streams at scale: N event streams on one worker over G games, under a steady
 write load.
 
-    python bench/streams.py [--db sqlite|postgres] [--streams 1000] [--games 250]
+    python -m bench.streams [--db sqlite|postgres] [--streams 1000] [--games 250]
                             [--writers 4] [--seconds 20] [--processes 2]
 
 One ``python -m app`` process (one worker) on a fresh database; G games created through
@@ -30,26 +30,22 @@ import contextlib
 import json
 import random
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.harness import (
     DEFAULT_PG_SERVER,
     app_command,
-    free_port,
     fresh_database,
     machine,
     serve,
     server_rss,
     workdir,
 )
+from tests.support.servers import free_port
 
 OPEN_AT_ONCE = 50  # streams being opened concurrently
 
@@ -206,7 +202,7 @@ async def run(args: argparse.Namespace) -> None:
                     client, games, args.writers, args.seconds, answered=answered
                 )
                 await asyncio.sleep(1)
-                rss_before = sum(server_rss(server.process.pid).values())
+                rss_before = sum(server_rss(server.pid).values())
 
                 receipts = Receipts()
                 slots = asyncio.Semaphore(OPEN_AT_ONCE)
@@ -235,7 +231,7 @@ async def run(args: argparse.Namespace) -> None:
                         print(f"  streams open: {done}/{args.streams}", flush=True)
                 open_seconds = time.monotonic() - started
                 await asyncio.sleep(2)  # the backlog (seq 2..) read, then idle
-                rss_after = sum(server_rss(server.process.pid).values())
+                rss_after = sum(server_rss(server.pid).values())
 
                 print(f"write load with {args.streams} streams", flush=True)
                 receipts.recording = True

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.live_server import REPO_ROOT, Server, running
+from tests.support.servers import REPO_ROOT, Server, running
 
 SDK = REPO_ROOT / "clients" / "typescript"
 VERSION = json.loads((SDK / "package.json").read_text(encoding="utf-8"))["version"]

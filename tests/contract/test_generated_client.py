@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.live_server import Server
+from tests.support.servers import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI_FILE = ROOT / "openapi" / "openapi.json"

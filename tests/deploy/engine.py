@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tests.live_server import REPO_ROOT, free_port
+from tests.support.servers import REPO_ROOT, free_port
 
 IMAGE = "vatican-report:deploy-test"
 BUILD_TIMEOUT = 900  # seconds: a first base from Debian's packages takes a few minutes

@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.live_server import REPO_ROOT, free_port
+from tests.support.servers import REPO_ROOT, free_port
 
 NGINX_DIR = REPO_ROOT / "deploy" / "nginx"
 _SERVER_LINE = re.compile(r"^(\s*)server\s+(\S+)(.*);$", re.MULTILINE)

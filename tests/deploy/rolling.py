@@ -34,7 +34,7 @@ import psycopg
 from alembic.script import ScriptDirectory
 
 from tests.deploy.proxy import Nginx
-from tests.live_server import REPO_ROOT, Server
+from tests.support.servers import REPO_ROOT, Server
 
 # The SDK's DEFAULT_RETRY and what it retries (transport.ts: retryable()).
 RETRIES = 3
@@ -413,7 +413,7 @@ async def _play(
 async def run(scenario: Scenario, database_url: str, nginx_binary: str, folder: Path) -> Outcome:
     """The whole run: replicas and nginx up, games created and followed, steady traffic,
     each replica restarted in turn onto the release, steady traffic again, then the logs."""
-    from tests.live_server import free_port
+    from tests.support.servers import free_port
 
     release = make_release(folder / "release")
     ports = [free_port() for _ in range(scenario.replicas)]

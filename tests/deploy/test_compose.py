@@ -15,7 +15,7 @@ import yaml
 
 from tests.deploy.conftest import missing
 from tests.deploy.proxy import NGINX_DIR
-from tests.live_server import REPO_ROOT
+from tests.support.servers import REPO_ROOT
 
 
 def compose_config(*files: str, **env: str) -> dict[str, Any]:

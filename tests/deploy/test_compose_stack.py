@@ -19,7 +19,7 @@ import pytest
 
 from tests.deploy.conftest import missing
 from tests.deploy.engine import BUILD_TIMEOUT, base_images
-from tests.live_server import REPO_ROOT, free_port
+from tests.support.servers import REPO_ROOT, free_port
 from tests.support.walkthrough import run_walkthrough
 
 UP_TIMEOUT = 300.0  # seconds: from `up` until nginx answers /readyz with every replica ready

@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import _create_database, _drop_database, _with_database
 from tests.deploy.proxy import NGINX_DIR, Nginx, upstream_block
-from tests.live_server import Server, free_port, running
+from tests.support.servers import Server, free_port, running
 
 pytestmark = pytest.mark.postgres
 

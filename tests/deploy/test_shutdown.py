@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 SHUTDOWN_TIMEOUT_SECONDS = 2
 

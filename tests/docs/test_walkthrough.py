@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 from tests.support.walkthrough import run_walkthrough
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 
 def start_server(database_url: str, log_dir: Path) -> Iterator[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 
 def test_two_workers_serve_and_metrics_count_every_request(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.live_server import Server
+from tests.support.servers import Server
 
 
 class EdgeServer(Server):

@@ -17,9 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live_server import Server
 from tests.support.hostile_requests import HostileRequest, Operation, Target, generate
 from tests.support.raw_http import head_of, status_of
+from tests.support.servers import Server
 
 # Requests per run: SQLite carries the count CI must reach; PostgreSQL (its own failure
 # modes: NUL bytes, its errors) a share of it.

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import psycopg
 
-from tests.live_server import Server, free_port, running
+from tests.support.servers import Server, free_port, running
 
 __all__ = ["Server", "free_port", "running"]
 

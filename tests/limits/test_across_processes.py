@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.limits.conftest import GAME
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 pytestmark = pytest.mark.postgres
 

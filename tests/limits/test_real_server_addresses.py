@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 
 from tests.limits.conftest import GAME
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 LIMITS = {"GAME_CREATION_RATE": "0.001", "GAME_CREATION_BURST": "1"}
 

@@ -22,7 +22,7 @@ from app.main import create_app
 from app.settings import Settings
 from tests.api.conftest import GameHandle, create_game
 from tests.conftest import _create_database, _drop_database, _with_database
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 # A heartbeat every 0.2 s; streams live 4 s (so tests also cross the time bound); a
 # process follows at most 4 clients (the 503 test opens a fifth).

@@ -12,7 +12,7 @@ import pytest
 
 from tests.api.conftest import create_game
 from tests.live.conftest import LIVE_ENV, PATIENCE, Stream, open_stream
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 
 async def test_with_two_sqlite_workers_every_stream_hears_every_change(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 from tests.support.stream_replays import replay_flood
 
 RSS_BOUND_MIB = 150

@@ -15,7 +15,7 @@ import pytest
 
 from tests.api.conftest import create_game
 from tests.live.conftest import LIVE_ENV, PATIENCE, open_stream, wait_for_subscribers
-from tests.live_server import Server, running
+from tests.support.servers import Server, running
 
 # Streams that live long and heartbeats often: a stream that ends here ended for its token.
 ENV = {**LIVE_ENV, "STREAM_MAX_SECONDS": "600", "MAX_STREAMS": "20"}

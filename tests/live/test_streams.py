@@ -17,7 +17,7 @@ from tests.live.conftest import (
     open_stream,
     wait_for_subscribers,
 )
-from tests.live_server import Server
+from tests.support.servers import Server
 
 
 async def set_faith(game: GameHandle, faith: int) -> None:

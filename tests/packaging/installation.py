@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.live_server import REPO_ROOT
+from tests.support.servers import REPO_ROOT
 
 # Building and installing: generous, since pip may have to download on a cold cache.
 INSTALL_TIMEOUT_SECONDS = 900

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live_server import REPO_ROOT, Server, running
 from tests.packaging.installation import Installation, run
+from tests.support.servers import REPO_ROOT, Server, running
 
 MIGRATIONS = REPO_ROOT / "migrations"
 

@@ -14,7 +14,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from tests.live_server import REPO_ROOT
+from tests.support.servers import REPO_ROOT
 
 RUNTIME_LOCK = REPO_ROOT / "requirements" / "runtime.txt"
 DEV_LOCK = REPO_ROOT / "requirements" / "dev.txt"

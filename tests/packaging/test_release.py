@@ -16,7 +16,7 @@ from pathlib import Path
 import app
 from app.main import create_app
 from app.settings import Settings
-from tests.live_server import REPO_ROOT
+from tests.support.servers import REPO_ROOT
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SDK_PACKAGE = json.loads((REPO_ROOT / "clients/typescript/package.json").read_text("utf-8"))

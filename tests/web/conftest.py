@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _create_database, _drop_database, _with_database
-from tests.live_server import REPO_ROOT, Server, free_port, running
+from tests.support.servers import REPO_ROOT, Server, free_port, running
 
 WEB_CLIENT = REPO_ROOT / "clients" / "web"
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import Server
+from tests.support.servers import Server
 from tests.web.conftest import WEB_CLIENT
 
 pytestmark = pytest.mark.postgres
