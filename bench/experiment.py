@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bench.cells import run_cell
 from bench.harness import (
     DEFAULT_PG_SERVER,
     fresh_database,
@@ -17,7 +18,8 @@ from bench.harness import (
     serve,
     workdir,
 )
-from bench.run import BY_NAME, run_cell, seed
+from bench.scenarios import BY_NAME
+from bench.seeding import seed
 from tests.support.servers import free_port
 
 

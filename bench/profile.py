@@ -28,7 +28,8 @@ from bench.harness import (
     serve,
     workdir,
 )
-from bench.run import BY_NAME, seed
+from bench.scenarios import BY_NAME
+from bench.seeding import seed
 from tests.support.servers import free_port
 
 # Cost buckets: a name and the substrings of a frame ("function (file:line)") that mark it.

@@ -45,7 +45,8 @@ from bench.harness import (
     serve,
     workdir,
 )
-from bench.run import PLAYERS, write_lua_data
+from bench.scenarios import PLAYERS
+from bench.seeding import write_lua_data
 from tests.support.servers import free_port
 
 BATCH = 20_000
