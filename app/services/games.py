@@ -17,11 +17,11 @@ from app.domain.game import GameState, NewPlayer, PlayerState
 from app.domain.leaders import LeaderId
 from app.domain.scoring import PlayerScore, ScoringPlayer
 from app.domain.tiles import Catalogue
-from app.persistence.repositories import Credentials, LoggedEvent
 from app.services.access import Principal
 from app.services.calculations import Calculations, Holding
 from app.services.idempotency import Attempt, Idempotency, StoredAnswer
 from app.services.limits import UNLIMITED, Rate, limit_game_creation
+from app.services.stored import Credentials, LoggedEvent
 from app.services.tokens import (
     hash_recovery_code,
     hash_token,
@@ -92,8 +92,8 @@ class GameService:
         with self.idempotency.attempt("createGame", key, fingerprint) as attempt:
             if attempt.replay is not None:
                 return attempt.replay
-            assert attempt.session is not None
-            limit_game_creation(attempt.session, self.creation_rate, client)
+            assert attempt.uow is not None
+            limit_game_creation(attempt.uow.limits, self.creation_rate, client)
             host_token = new_token()
             player_tokens = {p["id"]: new_token() for p in event.data["players"]}
             recovery_code = new_recovery_code()
@@ -103,7 +103,7 @@ class GameService:
                 hash_recovery_code(recovery_code),
             )
             game_id = uuid.uuid4().hex
-            game = self.transactions.create(attempt.session, game_id, event, credentials)
+            game = self.transactions.create(attempt.uow, game_id, event, credentials)
             attempt.game_id = game_id
             attempt.answer = StoredAnswer(
                 201,
@@ -274,8 +274,8 @@ class GameService:
         if_match: Collection[int] | None,
         attempt: Attempt | None = None,
     ) -> StoredAnswer:
-        session = None if attempt is None else attempt.session
-        with self.transactions.changing(game_id, token, session=session) as change:
+        uow = None if attempt is None else attempt.uow
+        with self.transactions.changing(game_id, token, uow=uow) as change:
             before = change.game.player(player_id).faith
             _may_enter_faith(change.game, change.who, player_id)
             change.check_version(if_match)
@@ -308,7 +308,7 @@ class GameService:
         with self.idempotency.attempt(f"advanceRound:{game_id}", key, fingerprint) as attempt:
             if attempt.replay is not None:
                 return attempt.replay
-            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+            with self.transactions.changing(game_id, token, uow=attempt.uow) as change:
                 change.who.require_host("advance the round")
                 change.check_version(if_match)
                 change.apply(rules.advance_round(change.game))

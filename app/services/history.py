@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import cast
 
-from sqlalchemy.orm import Session
-
 from app.domain import history as rules
 from app.domain.game import ChangeRef, EventType, GameEvent, GameState
 from app.domain.history import LoggedChange, LogReader
-from app.persistence.repositories import EventRepository
 from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.storage import Events
 from app.services.transactions import GameTransactions
 
 Command = Callable[[GameState, LogReader], GameEvent]
@@ -72,14 +70,14 @@ class HistoryService:
         with self.idempotency.attempt(f"{operation}:{game_id}", key, fingerprint) as attempt:
             if attempt.replay is not None:
                 return attempt.replay
-            session = attempt.session
-            assert session is not None
-            with self.transactions.changing(game_id, token, session=session) as change:
+            uow = attempt.uow
+            assert uow is not None
+            with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.who.require_host(action)
                 change.check_version(if_match)
                 # A full log refuses the event: before the replay, which it would waste.
                 change.check_room()
-                event = command(change.game, lambda seqs: _logged(session, game_id, seqs))
+                event = command(change.game, lambda seqs: _logged(uow.events, game_id, seqs))
                 change.apply(event)
             reverted = ChangeRef(event.data["seq"], event.data["type"])
             attempt.game_id = game_id
@@ -91,6 +89,6 @@ class HistoryService:
         return attempt.answer
 
 
-def _logged(session: Session, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:
-    events = EventRepository(session).with_seqs(game_id, seqs)
-    return [(e.seq, e.at, GameEvent(cast(EventType, e.type), e.data)) for e in events]
+def _logged(events: Events, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:
+    logged = events.with_seqs(game_id, seqs)
+    return [(e.seq, e.at, GameEvent(cast(EventType, e.type), e.data)) for e in logged]

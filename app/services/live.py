@@ -34,12 +34,11 @@ from contextlib import AbstractAsyncContextManager
 
 from anyio import to_thread
 
-from app.persistence.changes import GONE, ChangeFeed
-from app.persistence.db import Database
-from app.persistence.repositories import EventRepository, LoggedEvent
 from app.services.errors import TooManyStreams
 from app.services.live_limits import HubLimits
 from app.services.replay_pages import PAGE_EVENTS, ReplayPages
+from app.services.storage import GONE, ChangeFeed, Storage
+from app.services.stored import LoggedEvent
 from app.services.subscriptions import Channel, Delivery, Subscription, as_delivery
 
 __all__ = ["Delivery", "LiveHub", "LoggedEvent", "Subscription"]
@@ -52,7 +51,7 @@ class LiveHub:
 
     def __init__(
         self,
-        db: Database,
+        storage: Storage,
         feed: ChangeFeed,
         render: Callable[[LoggedEvent], bytes],
         *,
@@ -63,7 +62,7 @@ class LiveHub:
         admission_wait: float,
         observe: Callable[[int], None] = lambda count: None,
     ) -> None:
-        self.db = db
+        self.storage = storage
         self.feed = feed
         self.render = render
         self.buffer_events = buffer_events
@@ -237,8 +236,8 @@ class LiveHub:
         hub's own)."""
 
         def read() -> list[Delivery]:
-            with self.db.transaction(write=False) as session:
-                events = EventRepository(session).list_after(game_id, after, limit)
+            with self.storage.unit_of_work(write=False) as uow:
+                events = uow.events.list_after(game_id, after, limit)
             return [as_delivery(e, self.render) for e in events]
 
         return await to_thread.run_sync(read, limiter=self.limits.live_reads)
@@ -247,10 +246,8 @@ class LiveHub:
         """Page ``index`` of the game's log for replays: each event's seq and frame."""
 
         def read() -> list[tuple[int, bytes]]:
-            with self.db.transaction(write=False) as session:
-                events = EventRepository(session).list_after(
-                    game_id, index * PAGE_EVENTS, PAGE_EVENTS
-                )
+            with self.storage.unit_of_work(write=False) as uow:
+                events = uow.events.list_after(game_id, index * PAGE_EVENTS, PAGE_EVENTS)
             return [(e.seq, self.render(e)) for e in events]
 
         return await to_thread.run_sync(read, limiter=self.limits.replay_reads)

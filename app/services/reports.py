@@ -62,7 +62,7 @@ class ReportService:
         with self.idempotency.attempt(scope, key, fingerprint) as attempt:
             if attempt.replay is not None:
                 return attempt.replay
-            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+            with self.transactions.changing(game_id, token, uow=attempt.uow) as change:
                 change.game.report(period)
                 change.who.require_host("resolve a report")
                 change.check_version(if_match)
