@@ -13,8 +13,10 @@ from app.api.presenters import GameDocuments
 from app.domain.tiles import Catalogue
 from app.persistence.changes import ChangeFeed as DatabaseChangeFeed
 from app.persistence.db import Database
+from app.persistence.errors import outage_detail
 from app.services.calculations import Calculations
 from app.services.games import GameService
+from app.services.health import recognize_outages
 from app.services.history import HistoryService
 from app.services.idempotency import Idempotency
 from app.services.limits import Rate, WriteLimits
@@ -63,6 +65,8 @@ def database_ports(settings: Settings, db: Database) -> StoragePorts:
     """The storage port on the database: its units of work, its change feed, and its reads
     of a game on the event loop, with no thread held (PostgreSQL only; measured)."""
     rows = db.async_game_rows(settings.db_pool_size) if settings.db_async_reads else None
+    # The driver's errors that reach the edge outside a unit of work are outages too.
+    recognize_outages(outage_detail)
     return StoragePorts(db, DatabaseChangeFeed(db, poll_seconds=settings.change_poll_seconds), rows)
 
 

@@ -80,6 +80,11 @@ def unavailable_detail(exc: BaseException) -> str:
     return "The database is unavailable; retry shortly."
 
 
+def outage_detail(exc: BaseException) -> str | None:
+    """What a client is told about ``exc`` when it is an outage; None when it is not."""
+    return unavailable_detail(exc) if is_unavailable_error(exc) else None
+
+
 def is_lock_not_available(exc: BaseException) -> bool:
     """True when a ``FOR UPDATE NOWAIT`` found the row locked by another transaction."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import anyio
 import anyio.to_thread
 
@@ -32,14 +34,35 @@ class Health:
             )
 
 
+#: Tell the store's own errors that reach the edge without passing through a unit of work
+#: (a ping, a driver error raised outside the port): the storage adapter's classification,
+#: given once by the composition root (``recognize_outages``).
+_OUTAGE_DETAILS: list[Callable[[BaseException], str | None]] = []
+
+
+def recognize_outages(detail: Callable[[BaseException], str | None]) -> None:
+    """Also treat as an outage what ``detail`` describes (it answers None for the rest)."""
+    if detail not in _OUTAGE_DETAILS:
+        _OUTAGE_DETAILS.append(detail)
+
+
+def _detail(exc: BaseException) -> str | None:
+    if isinstance(exc, StorageUnavailable):
+        return str(exc)
+    for detail in _OUTAGE_DETAILS:
+        if (described := detail(exc)) is not None:
+            return described
+    return None
+
+
 def is_outage(exc: BaseException) -> bool:
     """True when ``exc`` means the database is unreachable, down or locked up (a 503, not
     a bug): rule errors, constraint violations and the like are answers, not outages. The
-    storage adapter raises every outage as the port's ``StorageUnavailable``."""
-    return isinstance(exc, StorageUnavailable)
+    storage adapter raises an outage as the port's ``StorageUnavailable``."""
+    return _detail(exc) is not None
 
 
 def outage_detail(exc: BaseException) -> str:
     """The problem ``detail`` for the outage ``exc``: a lock waited for too long, a
     statement past its bound, or a database that is away."""
-    return str(exc)
+    return _detail(exc) or "The database is unavailable; retry shortly."
