@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.composition import UseCases, compose, database_ports
+from app.composition import StoragePorts, UseCases, compose, database_ports
 from app.domain.game import NewPlayer
 from app.persistence.db import Database
 from app.services.games import NewGame
@@ -21,6 +21,7 @@ from app.services.storage import Storage
 from app.services.tile_packs import load_catalogue
 from app.settings import Settings
 from tests.conftest import truncate_all
+from tests.support.fake_storage import FakeChangeFeed, FakeStorage
 
 CATALOGUE = load_catalogue()
 MAX_EVENTS = 12
@@ -48,11 +49,12 @@ def wire(storage: Storage, max_events: int = MAX_EVENTS) -> UseCases:
     )
     if isinstance(storage, Database):
         return compose(settings, database_ports(settings, storage), CATALOGUE)
-    raise TypeError(f"no change feed for {storage!r}")
+    return compose(settings, StoragePorts(storage, FakeChangeFeed()), CATALOGUE)
 
 
 @pytest.fixture(
     params=[
+        pytest.param("fake", id="fake"),
         pytest.param("sqlite", id="sqlite"),
         pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
     ]
@@ -60,6 +62,9 @@ def wire(storage: Storage, max_events: int = MAX_EVENTS) -> UseCases:
 def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]:
     """Each implementation of the storage port, empty: the fake, then a SQLite and a
     PostgreSQL database at the head migration (as ``database_url`` makes them)."""
+    if request.param == "fake":
+        yield FakeStorage()
+        return
     if request.param == "sqlite":
         path = tmp_path / "test.db"
         shutil.copyfile(request.getfixturevalue("sqlite_migrated_template"), path)
