@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -120,6 +120,30 @@ class Idempotency:
         except BaseException:
             self._release(key_hash)
             raise
+
+    def answer(
+        self,
+        scope: str,
+        key: str | None,
+        fingerprint: str,
+        work: Callable[[UnitOfWork], StoredAnswer],
+        *,
+        game_id: str | None = None,
+        check_access: Callable[[], None] | None = None,
+    ) -> StoredAnswer:
+        """An idempotent operation's answer: with a key, the one stored for an earlier
+        identical request, once ``check_access`` passed (a replay skips no access check);
+        else what ``work`` answers in the unit of work the answer is stored in (the answer
+        of the game ``game_id``, if any)."""
+        if key is not None and check_access is not None:
+            check_access()
+        with self.attempt(scope, key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            assert attempt.uow is not None
+            attempt.answer = work(attempt.uow)
+            attempt.game_id = game_id
+        return attempt.answer
 
     def _claim(self, key_hash: str, fingerprint: str, scope: str, key: str) -> StoredAnswer | None:
         now = utcnow()

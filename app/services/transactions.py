@@ -103,6 +103,12 @@ class GameTransactions:
             stored = self._stored(uow, game_id, for_update=False)
         yield Reading(stored.state, authenticate(stored.credentials, token))
 
+    def require_host(self, game_id: str, token: str | None, action: str) -> None:
+        """404, 401, then 403 unless ``token`` is the host's: the check of a change that
+        comes before the replay of its Idempotency-Key, which must not skip it."""
+        with self.reading(game_id, token) as reading:
+            reading.who.require_host(action)
+
     async def document(self, game_id: str, token: str | None) -> GameDocument:
         """The read model: one statement, no state parsed, and no thread held where the
         database allows it (``rows``); a document rendered by another renderer (an older
