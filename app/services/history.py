@@ -14,7 +14,7 @@ from app.domain import history as rules
 from app.domain.game import ChangeRef, EventType, GameEvent, GameState
 from app.domain.history import LoggedChange, LogReader
 from app.services.idempotency import Idempotency, StoredAnswer
-from app.services.storage import Events
+from app.services.storage import Events, UnitOfWork
 from app.services.transactions import GameTransactions
 
 Command = Callable[[GameState, LogReader], GameEvent]
@@ -63,15 +63,8 @@ class HistoryService:
     ) -> StoredAnswer:
         undone = command is rules.undo
         action = "undo a change" if undone else "redo a change"
-        if key is not None:
-            # A replay must not skip access control.
-            with self.transactions.reading(game_id, token) as reading:
-                reading.who.require_host(action)
-        with self.idempotency.attempt(f"{operation}:{game_id}", key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            uow = attempt.uow
-            assert uow is not None
+
+        def revert(uow: UnitOfWork) -> StoredAnswer:
             with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.who.require_host(action)
                 change.check_version(if_match)
@@ -80,13 +73,20 @@ class HistoryService:
                 event = command(change.game, lambda seqs: _logged(uow.events, game_id, seqs))
                 change.apply(event)
             reverted = ChangeRef(event.data["seq"], event.data["type"])
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            return StoredAnswer(
                 200,
                 self.transactions.presenter.reverted(change.game, reverted, undone=undone),
                 {"ETag": f'"{change.game.version}"'},
             )
-        return attempt.answer
+
+        return self.idempotency.answer(
+            f"{operation}:{game_id}",
+            key,
+            fingerprint,
+            revert,
+            game_id=game_id,
+            check_access=lambda: self.transactions.require_host(game_id, token, action),
+        )
 
 
 def _logged(events: Events, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:

@@ -44,22 +44,20 @@ class SeatService:
         # The token asking is part of what is retried, instead of a check before the
         # replay: moving the host seat refuses the very token that asked.
         keyed = request_fingerprint(fingerprint, hash_token(token or ""))
-        with self.idempotency.attempt(scope, key, keyed) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            assert attempt.uow is not None
-            with self.transactions.changing(game_id, token, uow=attempt.uow) as change:
+
+        def issue(uow: UnitOfWork) -> StoredAnswer:
+            with self.transactions.changing(game_id, token, uow=uow) as change:
                 self._may_change(change, seat, if_match)
                 change.apply(rules.change_seat_token(change.game, seat, "reissued"))
             new = new_token()
-            self._store(attempt.uow, change, seat, hash_token(new))
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            self._store(uow, change, seat, hash_token(new))
+            return StoredAnswer(
                 200,
                 self.transactions.presenter.seat_token(seat, new),
                 {"ETag": f'"{change.game.version}"'},
             )
-        return attempt.answer
+
+        return self.idempotency.answer(scope, key, keyed, issue, game_id=game_id)
 
     def revoke_token(
         self, game_id: str, seat: str, token: str | None, if_match: Collection[int] | None
@@ -90,27 +88,26 @@ class SeatService:
         the old host token are refused from now on. A retry with the same Idempotency-Key
         and code replays the first answer (send one: without it, a lost answer loses the
         seat's new token and code)."""
-        with self.idempotency.attempt(f"recoverHostSeat:{game_id}", key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            assert attempt.uow is not None
+
+        def recover_seat(uow: UnitOfWork) -> StoredAnswer:
             with self.transactions.changing(
                 game_id,
                 None,
-                uow=attempt.uow,
+                uow=uow,
                 identify=lambda credentials: recover(credentials, recovery_code),
             ) as change:
                 change.check_version(None)
                 change.apply(rules.change_seat_token(change.game, HOST_SEAT, "recovered"))
             host_token, code = new_token(), new_recovery_code()
-            self._store(attempt.uow, change, HOST_SEAT, hash_token(host_token), code)
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            self._store(uow, change, HOST_SEAT, hash_token(host_token), code)
+            return StoredAnswer(
                 200,
                 self.transactions.presenter.recovered(host_token, code),
                 {"ETag": f'"{change.game.version}"'},
             )
-        return attempt.answer
+
+        scope = f"recoverHostSeat:{game_id}"
+        return self.idempotency.answer(scope, key, fingerprint, recover_seat, game_id=game_id)
 
     @staticmethod
     def _may_change(change: Change, seat: str, if_match: Collection[int] | None) -> None:
