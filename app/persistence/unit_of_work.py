@@ -46,5 +46,4 @@ class SqlUnitOfWork:
     def delete_games(self, game_ids: list[str], changes: ChangeFeed | None) -> int:
         feed = sql_feed(changes)
         notify = feed.deletion(self.session, game_ids) if feed is not None else []
-        # Looked up on the class at each call: a test stands in for it there.
-        return GameRepository(self.session).delete(game_ids, notify)
+        return self.games.delete(game_ids, notify)
