@@ -102,6 +102,11 @@ def _feed(changes: ChangeFeed | None) -> FakeChangeFeed | None:
     return changes
 
 
+class _OnTables:
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
+
+
 class FakeGames:
     def __init__(self, tables: Tables, announced: Announced) -> None:
         self.t = tables
@@ -176,10 +181,7 @@ class FakeGames:
         return idle[:limit]
 
 
-class FakeEvents:
-    def __init__(self, tables: Tables) -> None:
-        self.t = tables
-
+class FakeEvents(_OnTables):
     def append(self, game_id: str, seq: int, event: GameEvent, at: datetime) -> None:
         _append(self.t, game_id, seq, event, at)
 
@@ -191,10 +193,7 @@ class FakeEvents:
         return [e for e in self.t.events.get(game_id, ()) if e.seq in wanted]
 
 
-class FakeKeys:
-    def __init__(self, tables: Tables) -> None:
-        self.t = tables
-
+class FakeKeys(_OnTables):
     def get(
         self, key_hash: str, *, for_update: bool = False, nowait: bool = False
     ) -> KeyRecord | None:
@@ -225,10 +224,7 @@ class FakeKeys:
         return _delete(self.t.keys, expired[:limit])
 
 
-class FakeLimits:
-    def __init__(self, tables: Tables) -> None:
-        self.t = tables
-
+class FakeLimits(_OnTables):
     def admit(self, address: str, now_ms: int, interval_ms: int, tolerance_ms: int) -> bool:
         tat = self.t.limits.get(address)
         if tat is None:
