@@ -36,10 +36,11 @@ from typing import Any
 import psycopg
 from psycopg import AsyncConnection
 
-from app.persistence.db import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
+from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
 from app.persistence.errors import DatabaseBusy
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
 from app.persistence.stall import StallBreaker
+from app.persistence.unit_of_work import translated
 from app.persistence.watchdog import CUT_CONNECTIONS
 
 _DOCUMENT = (
@@ -93,6 +94,11 @@ class AsyncGameRows:
     # ---- the bounded connections ---------------------------------------------------------
 
     async def _fetch_one(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
+        # The database's outages reach the use cases as the storage port's.
+        with translated():
+            return await self._fetch_bounded(statement, game_id)
+
+    async def _fetch_bounded(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
         self._follow_running_loop()
         self._check_stall()
         try:

@@ -21,18 +21,22 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
-from typing import cast
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Table, select
 from sqlalchemy import event as orm_event
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.persistence.db import Database, libpq_conninfo
-from app.persistence.models import Game
-from app.persistence.repositories import LoggedEvent, Notification
+from app.persistence.connections import libpq_conninfo
+from app.persistence.statements import GAMES
+from app.services.storage import GONE, Listener
+from app.services.storage import ChangeFeed as PortChangeFeed
+from app.services.stored import LoggedEvent
 
-GAMES = cast(Table, Game.__table__)
+if TYPE_CHECKING:
+    from app.persistence.db import Database
 
 CHANNEL = "vr_game_changes"
 _PENDING = "vr_pending_changes"  # key in Session.info: the changes to announce at commit
@@ -41,14 +45,20 @@ _LISTEN_TIMEOUT_SECONDS = 0.5  # how soon the PostgreSQL listener notices it mus
 
 logger = logging.getLogger("app.live")
 
-#: Hears "game G reached seq S", with the event itself when this process committed it
-#: (no need to read it back), or seq :data:`GONE` when G was deleted; called from any thread.
-Listener = Callable[[str, int, LoggedEvent | None], None]
-GONE = 0
+__all__ = ["GONE", "ChangeFeed", "Listener", "Notification", "sql_feed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A ``pg_notify(channel, payload)`` to send when a change commits (PostgreSQL)."""
+
+    channel: str
+    payload: str
 
 
 class ChangeFeed:
-    """Announces committed changes and hears those of every process (one per process)."""
+    """Announces committed changes and hears those of every process (one per process):
+    the storage port's ``ChangeFeed`` on this database."""
 
     def __init__(self, db: Database, *, poll_seconds: float) -> None:
         self.db = db
@@ -184,3 +194,10 @@ class ChangeFeed:
                 logger.warning("change watcher failed (%s); retrying", exc)
                 last = None
                 self._stop.wait(_RECONNECT_SECONDS)
+
+
+def sql_feed(changes: PortChangeFeed | None) -> ChangeFeed | None:
+    """The feed a unit of work on this database was given to announce its commits."""
+    if changes is not None and not isinstance(changes, ChangeFeed):
+        raise TypeError(f"a SQL unit of work announces through a ChangeFeed, not {changes!r}")
+    return changes

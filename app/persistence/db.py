@@ -33,20 +33,28 @@ settings) so that a stuck database costs a request a 503, never a thread for eve
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
+
+# Connecting lives in connections.py; importers of db.py keep finding it here.
+from app.persistence.connections import (
+    SQLITE_BEGIN,
+    on_sqlite_begin,
+    on_sqlite_connect,
+    postgres_connect_args,
+)
+from app.persistence.connections import DatabaseTimeouts as DatabaseTimeouts
+from app.persistence.connections import libpq_conninfo as libpq_conninfo
+from app.persistence.connections import normalize_url as normalize_url
 
 # The error classification lives in errors.py; importers of db.py keep finding it here.
 from app.persistence.errors import DatabaseBusy as DatabaseBusy
@@ -55,108 +63,23 @@ from app.persistence.errors import is_lock_not_available as is_lock_not_availabl
 from app.persistence.errors import is_unavailable_error as is_unavailable_error
 from app.persistence.errors import unavailable_detail as unavailable_detail
 from app.persistence.stall import StallBreaker
+from app.persistence.unit_of_work import SqlUnitOfWork, translated
 from app.persistence.watchdog import Watchdog
 
 if TYPE_CHECKING:
     from app.persistence.async_reads import AsyncGameRows
 
-# Execution option carried by the engine that write transactions use on SQLite.
-_SQLITE_BEGIN = "vr_sqlite_begin"
 # Pool record flag: connected since its last checkout (see ``_install_watchdog``).
 _FRESH = "vr_fresh"
 # Pool record info: when the connection was last given back (``time.monotonic()``).
 _CHECKED_IN_AT = "vr_checked_in_at"
-#: SQLite page cache per connection, KiB (see ``_on_sqlite_connect``).
-SQLITE_CACHE_KIB = 256
 #: A pooled PostgreSQL connection idle this long is pinged before use (``_install_watchdog``).
 PING_AFTER_IDLE_S = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class DatabaseTimeouts:
-    """The bounds on every wait on the database (see the module docstring).
-
-    The defaults are the settings' defaults (``app/settings.py``, README).
-    """
-
-    pool_ms: int = 3000  # waiting for a pooled connection
-    connect_s: int = 2  # PostgreSQL connect_timeout (libpq's minimum is 2)
-    lock_ms: int = 2000  # PostgreSQL lock_timeout, SQLite busy_timeout
-    statement_ms: int = 3000  # PostgreSQL statement_timeout
-    hold_ms: int = 5000  # PostgreSQL: the watchdog's bound on one checkout
-
-
-def normalize_url(url: str) -> str:
-    """Pick the driver for a database URL: psycopg 3 for PostgreSQL, sqlite3 for SQLite.
-
-    Creates the parent folder of a SQLite database file when it is missing.
-    """
-    if url.startswith("postgres://"):
-        url = "postgresql+psycopg://" + url.removeprefix("postgres://")
-    elif url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        database = parsed.database
-        if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    return url
-
-
-def libpq_conninfo(url: str) -> str:
-    """The database URL as libpq takes it, for connections made without SQLAlchemy."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def _on_sqlite_connect(
-    dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry, *, busy_timeout_ms: int
-) -> None:
-    # Autocommit at the driver level: the "begin" listener below emits BEGIN itself.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        # 256 KiB of page cache per pooled connection instead of SQLite's 2 MiB: the file's
-        # pages stay in the OS page cache anyway, and five connections' caches were the
-        # worker's largest growth under load (measured: 97.7 -> 91.1 MiB, same req/s).
-        cursor.execute(f"PRAGMA cache_size = -{SQLITE_CACHE_KIB}")
-    finally:
-        cursor.close()
-
-
-def _on_sqlite_begin(conn: Connection) -> None:
-    mode = conn.get_execution_options().get(_SQLITE_BEGIN)
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN")
-
-
-def postgres_connect_args(url: str, timeouts: DatabaseTimeouts) -> dict[str, Any]:
-    """libpq parameters: the connect bound, the server-side bounds, TCP liveness."""
-    server_bounds = (
-        f"-c statement_timeout={timeouts.statement_ms} -c lock_timeout={timeouts.lock_ms}"
-        # A transaction left open by a client that vanished frees its locks.
-        f" -c idle_in_transaction_session_timeout={2 * timeouts.hold_ms}"
-    )
-    given = make_url(url).query.get("options")
-    if isinstance(given, str) and given:
-        server_bounds = f"{given} {server_bounds}"
-    return {
-        "connect_timeout": max(2, timeouts.connect_s),
-        "options": server_bounds,
-        # A peer gone from the network (no RST): unacknowledged data fails after
-        # tcp_user_timeout, an idle connection after the keepalive probes.
-        "keepalives": 1,
-        "keepalives_idle": 10,
-        "keepalives_interval": 5,
-        "keepalives_count": 3,
-        "tcp_user_timeout": timeouts.hold_ms,
-    }
-
-
 class Database:
-    """One engine plus the unit of work (``transaction``) used by every use case."""
+    """One engine, its transactions, and the storage port's units of work on them
+    (``unit_of_work``, which the use cases open)."""
 
     def __init__(
         self,
@@ -191,10 +114,10 @@ class Database:
             )
             _install_watchdog(self.engine, self.watchdog)
         if self.dialect_name == "sqlite":
-            on_connect = partial(_on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
+            on_connect = partial(on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
             event.listen(self.engine, "connect", on_connect)
-            event.listen(self.engine, "begin", _on_sqlite_begin)
-            write_engine = self.engine.execution_options(**{_SQLITE_BEGIN: "immediate"})
+            event.listen(self.engine, "begin", on_sqlite_begin)
+            write_engine = self.engine.execution_options(**{SQLITE_BEGIN: "immediate"})
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
         self._autocommit_sessions: sessionmaker[Session] | None = None
@@ -229,6 +152,24 @@ class Database:
                 self._note_failure(exc)
                 session.rollback()
                 raise
+
+    @property
+    def concurrent_writers(self) -> bool:
+        """The storage port's question (``app/services/storage.py``): PostgreSQL's writers
+        lock rows; SQLite's share one write lock."""
+        return self.dialect_name == "postgresql"
+
+    @contextmanager
+    def unit_of_work(
+        self, *, write: bool, statement_by_statement: bool = False
+    ) -> Iterator[SqlUnitOfWork]:
+        """The storage port's unit of work: ``transaction`` with the repositories the use
+        cases need, and the database's outages raised as the port's ``StorageUnavailable``."""
+        with (
+            translated(),
+            self.transaction(write=write, statement_by_statement=statement_by_statement) as session,
+        ):
+            yield SqlUnitOfWork(session)
 
     def async_game_rows(self, size: int) -> AsyncGameRows | None:
         """Reads of a game on the event loop, on ``size`` connections of their own and

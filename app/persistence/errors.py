@@ -8,13 +8,15 @@ import sqlite3
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from app.services.storage import StorageUnavailable
+
 # PostgreSQL SQLSTATEs meaning "the server is not there for us right now": shutdown,
 # crash, starting up, too many connections, out of resources, and our own bounds
 # (55P03 lock_timeout, 57014 statement_timeout).
 _PG_UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300", "53000", "55P03", "57014"}
 
 
-class DatabaseBusy(Exception):
+class DatabaseBusy(StorageUnavailable):
     """One of the service's own bounds on the database ran out (no driver error): waiting
     for a connection, or holding one. Its message is what the client is told (503)."""
 
@@ -76,6 +78,11 @@ def unavailable_detail(exc: BaseException) -> str:
     if isinstance(exc, PoolTimeoutError):
         return "Every database connection is busy; retry shortly."
     return "The database is unavailable; retry shortly."
+
+
+def outage_detail(exc: BaseException) -> str | None:
+    """What a client is told about ``exc`` when it is an outage; None when it is not."""
+    return unavailable_detail(exc) if is_unavailable_error(exc) else None
 
 
 def is_lock_not_available(exc: BaseException) -> bool:

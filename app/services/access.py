@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.domain.game import HOST_SEAT
-from app.persistence.repositories import Credentials
 from app.services.errors import Forbidden, Unauthorized
+from app.services.stored import Credentials
 from app.services.tokens import hash_recovery_code, hash_token, same_hash
 
 

@@ -1,6 +1,6 @@
-"""Use cases on stored games: create, read, delete, faith, leaders, turn order, rounds, the
-event log, and the calculations (gain adjustments, final scores) that use the stored
-excommunications."""
+"""Use cases on stored games: create, read, delete, faith (``faith.py``), leaders, turn
+order, rounds, the event log, and the calculations (gain adjustments, final scores) that
+use the stored excommunications."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ from dataclasses import dataclass
 from app.domain import game as rules
 from app.domain.draw import MAX_SEED
 from app.domain.errors import InvalidInput
-from app.domain.faith import add_faith, cap_faith
 from app.domain.gains import Gain, GainsResult
-from app.domain.game import GameState, NewPlayer, PlayerState
+from app.domain.game import GameState, NewPlayer
 from app.domain.leaders import LeaderId
 from app.domain.scoring import PlayerScore, ScoringPlayer
 from app.domain.tiles import Catalogue
-from app.persistence.repositories import Credentials, LoggedEvent
-from app.services.access import Principal
 from app.services.calculations import Calculations, Holding
-from app.services.idempotency import Attempt, Idempotency, StoredAnswer
+from app.services.faith import FaithChange as FaithChange
+from app.services.faith import FaithChanges
+from app.services.idempotency import Idempotency, StoredAnswer
 from app.services.limits import UNLIMITED, Rate, limit_game_creation
+from app.services.storage import UnitOfWork
+from app.services.stored import Credentials, LoggedEvent
 from app.services.tokens import (
     hash_recovery_code,
     hash_token,
@@ -48,14 +49,7 @@ class NewGame:
     track_rounds: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class FaithChange:
-    players: tuple[PlayerState, ...]
-    lost: dict[str, int]
-    version: int
-
-
-class GameService:
+class GameService(FaithChanges):
     def __init__(
         self,
         transactions: GameTransactions,
@@ -89,11 +83,10 @@ class GameService:
             random_seed=new_seed(MAX_SEED),
             track_rounds=new.track_rounds,
         )
-        with self.idempotency.attempt("createGame", key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            assert attempt.session is not None
-            limit_game_creation(attempt.session, self.creation_rate, client)
+        game_id = uuid.uuid4().hex
+
+        def create(uow: UnitOfWork) -> StoredAnswer:
+            limit_game_creation(uow.limits, self.creation_rate, client)
             host_token = new_token()
             player_tokens = {p["id"]: new_token() for p in event.data["players"]}
             recovery_code = new_recovery_code()
@@ -102,16 +95,14 @@ class GameService:
                 {player_id: hash_token(token) for player_id, token in player_tokens.items()},
                 hash_recovery_code(recovery_code),
             )
-            game_id = uuid.uuid4().hex
-            game = self.transactions.create(attempt.session, game_id, event, credentials)
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            game = self.transactions.create(uow, game_id, event, credentials)
+            return StoredAnswer(
                 201,
                 self.transactions.presenter.created(game, host_token, player_tokens, recovery_code),
                 {"Location": f"/v1/games/{game_id}", "ETag": f'"{game.version}"'},
             )
-        assert attempt.answer is not None
-        return attempt.answer
+
+        return self.idempotency.answer("createGame", key, fingerprint, create, game_id=game_id)
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -171,40 +162,6 @@ class GameService:
 
     # ---- changes ------------------------------------------------------------------------
 
-    @reruns_lost_races
-    def set_faith(
-        self,
-        game_id: str,
-        values: Mapping[str, int],
-        token: str | None,
-        if_match: Collection[int] | None,
-        *,
-        single: bool,
-    ) -> FaithChange:
-        """R-FT-2: store faith (above 15 kept as 15), answering how much was lost. The host
-        may; a player only its own, in a game created with ``players_enter_faith``."""
-        with self.transactions.changing(game_id, token) as change:
-            game, who = change.game, change.who
-            for player_id in values:
-                if single:
-                    game.player(player_id)  # named in the path: 404
-                elif player_id not in {p.id for p in game.players}:
-                    raise InvalidInput(  # named in the body: the body is wrong
-                        f"game {game.id} has no player {player_id!r}", loc=("faith", player_id)
-                    )
-            if single:
-                (player_id,) = values
-                _may_enter_faith(game, who, player_id)
-            else:
-                who.require_host("set several players' faith at once")
-            change.check_version(if_match)
-            change.apply(rules.set_faith(game, values))
-        # What the request loses, whether or not the stored faith moves.
-        lost = {player_id: cap_faith(value).lost for player_id, value in values.items()}
-        players = tuple(p for p in change.game.players if p.id in values)
-        return FaithChange(players, lost, change.game.version)
-
-    @reruns_lost_races
     def set_leaders(
         self,
         game_id: str,
@@ -236,61 +193,6 @@ class GameService:
         assert change.document is not None
         return change.document
 
-    def change_faith(
-        self,
-        game_id: str,
-        player_id: str,
-        delta: int,
-        token: str | None,
-        if_match: Collection[int] | None,
-        key: str | None,
-        fingerprint: str,
-    ) -> StoredAnswer:
-        """R-FT-3: add ``delta`` to the player's faith, on the faith it has when the change
-        is stored (never on a stale read: concurrent changes all count); above 15 is lost,
-        a removal stops at 0. Who may: as for setting it. A retry with the same
-        Idempotency-Key replays the first answer."""
-        if key is None:
-            return self._change_faith(game_id, player_id, delta, token, if_match)
-        with self.transactions.reading(game_id, token) as reading:
-            # A replay must not skip access control.
-            reading.game.player(player_id)
-            _may_enter_faith(reading.game, reading.who, player_id)
-        scope = f"changePlayerFaith:{game_id}:{player_id}"
-        with self.idempotency.attempt(scope, key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            attempt.answer = self._change_faith(game_id, player_id, delta, token, if_match, attempt)
-            attempt.game_id = game_id
-        return attempt.answer
-
-    @reruns_lost_races
-    def _change_faith(
-        self,
-        game_id: str,
-        player_id: str,
-        delta: int,
-        token: str | None,
-        if_match: Collection[int] | None,
-        attempt: Attempt | None = None,
-    ) -> StoredAnswer:
-        session = None if attempt is None else attempt.session
-        with self.transactions.changing(game_id, token, session=session) as change:
-            before = change.game.player(player_id).faith
-            _may_enter_faith(change.game, change.who, player_id)
-            change.check_version(if_match)
-            # None when the faith stays (a gain at 15, a removal at 0): nothing is logged.
-            change.apply(rules.change_faith(change.game, player_id, delta))
-        # What the request loses and moves, whether or not the stored faith moves.
-        after = add_faith(before, delta)
-        return StoredAnswer(
-            200,
-            self.transactions.presenter.faith_changed(
-                change.game, player_id, after.lost, after.faith - before
-            ),
-            {"ETag": f'"{change.game.version}"'},
-        )
-
     def advance_round(
         self,
         game_id: str,
@@ -302,22 +204,25 @@ class GameService:
         """R-RND-1, R-RND-3, R-RND-4: the host moves a game that tracks its rounds to the
         next round or report phase; answers the game. A retry with the same
         Idempotency-Key replays the first answer."""
-        if key is not None:
-            with self.transactions.reading(game_id, token) as reading:
-                reading.who.require_host("advance the round")
-        with self.idempotency.attempt(f"advanceRound:{game_id}", key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+
+        def advance(uow: UnitOfWork) -> StoredAnswer:
+            with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.who.require_host("advance the round")
                 change.check_version(if_match)
                 change.apply(rules.advance_round(change.game))
             assert change.document is not None
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
-                200, change.document.body, {"ETag": f'"{change.document.version}"'}
-            )
-        return attempt.answer
+            return StoredAnswer(200, change.document.body, {"ETag": f'"{change.document.version}"'})
+
+        return self.idempotency.answer(
+            f"advanceRound:{game_id}",
+            key,
+            fingerprint,
+            advance,
+            game_id=game_id,
+            check_access=lambda: self.transactions.require_host(
+                game_id, token, "advance the round"
+            ),
+        )
 
     def delete_game(
         self, game_id: str, token: str | None, if_match: Collection[int] | None
@@ -327,12 +232,3 @@ class GameService:
         with self.transactions.deleting(game_id, token) as deletion:
             deletion.who.require_host("delete the game")
             deletion.check_version(if_match)
-
-
-def _may_enter_faith(game: GameState, who: Principal, player_id: str) -> None:
-    """The host sets or changes any player's faith; a player its own, only in a game
-    created with ``players_enter_faith``."""
-    if not (game.players_enter_faith and who.player_id == player_id):
-        who.require_host(
-            "set faith (a player sets its own only in games created with players_enter_faith: true)"
-        )

@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import cast
 
-from sqlalchemy.orm import Session
-
 from app.domain import history as rules
 from app.domain.game import ChangeRef, EventType, GameEvent, GameState
 from app.domain.history import LoggedChange, LogReader
-from app.persistence.repositories import EventRepository
 from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.storage import Events, UnitOfWork
 from app.services.transactions import GameTransactions
 
 Command = Callable[[GameState, LogReader], GameEvent]
@@ -65,32 +63,32 @@ class HistoryService:
     ) -> StoredAnswer:
         undone = command is rules.undo
         action = "undo a change" if undone else "redo a change"
-        if key is not None:
-            # A replay must not skip access control.
-            with self.transactions.reading(game_id, token) as reading:
-                reading.who.require_host(action)
-        with self.idempotency.attempt(f"{operation}:{game_id}", key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            session = attempt.session
-            assert session is not None
-            with self.transactions.changing(game_id, token, session=session) as change:
+
+        def revert(uow: UnitOfWork) -> StoredAnswer:
+            with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.who.require_host(action)
                 change.check_version(if_match)
                 # A full log refuses the event: before the replay, which it would waste.
                 change.check_room()
-                event = command(change.game, lambda seqs: _logged(session, game_id, seqs))
+                event = command(change.game, lambda seqs: _logged(uow.events, game_id, seqs))
                 change.apply(event)
             reverted = ChangeRef(event.data["seq"], event.data["type"])
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            return StoredAnswer(
                 200,
                 self.transactions.presenter.reverted(change.game, reverted, undone=undone),
                 {"ETag": f'"{change.game.version}"'},
             )
-        return attempt.answer
+
+        return self.idempotency.answer(
+            f"{operation}:{game_id}",
+            key,
+            fingerprint,
+            revert,
+            game_id=game_id,
+            check_access=lambda: self.transactions.require_host(game_id, token, action),
+        )
 
 
-def _logged(session: Session, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:
-    events = EventRepository(session).with_seqs(game_id, seqs)
-    return [(e.seq, e.at, GameEvent(cast(EventType, e.type), e.data)) for e in events]
+def _logged(events: Events, game_id: str, seqs: Sequence[int]) -> list[LoggedChange]:
+    logged = events.with_seqs(game_id, seqs)
+    return [(e.seq, e.at, GameEvent(cast(EventType, e.type), e.data)) for e in logged]

@@ -14,20 +14,17 @@ client may retry it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session
-
 from app.domain.errors import NotFound
-from app.persistence.db import Database, is_lock_not_available
-from app.persistence.models import IdempotencyKey, utcnow
-from app.persistence.repositories import IdempotencyRepository
 from app.services.errors import IdempotencyInFlight, IdempotencyKeyReused
+from app.services.storage import IdempotencyKeys, KeyLocked, KeyTaken, Storage, UnitOfWork
+from app.services.stored import KeyRecord, utcnow
 from app.services.tokens import idempotency_key_hash, seal, unseal
 
 # SQLite only: how long a first attempt that died holds its key before a retry takes over.
@@ -50,9 +47,9 @@ def request_fingerprint(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def _replay(row: IdempotencyKey, scope: str, key: str) -> StoredAnswer | None:
+def _replay(row: KeyRecord, scope: str, key: str) -> StoredAnswer | None:
     """The answer stored for the key; None while it has none; 404 when the game it acted
-    on was deleted since (``GameRepository.delete`` left it so)."""
+    on was deleted since (``UnitOfWork.delete_games`` left it so)."""
     if row.state == "completed" and row.body is None and row.status_code == 404:
         raise NotFound("The game this Idempotency-Key acted on has been deleted since.")
     if row.state != "completed" or row.body is None or row.status_code is None:
@@ -70,19 +67,19 @@ class Attempt:
     """One attempt at an idempotent operation.
 
     ``replay`` is the stored answer of an earlier identical request: return it and do
-    nothing. Otherwise do the work in ``session`` (the write transaction the answer is stored
+    nothing. Otherwise do the work in ``uow`` (the write unit of work the answer is stored
     in) and set ``answer`` (and ``game_id``, the game it belongs to, if any).
     """
 
-    session: Session | None = None
+    uow: UnitOfWork | None = None
     replay: StoredAnswer | None = None
     answer: StoredAnswer | None = None
     game_id: str | None = None
 
 
 class Idempotency:
-    def __init__(self, db: Database, ttl: timedelta) -> None:
-        self.db = db
+    def __init__(self, storage: Storage, ttl: timedelta) -> None:
+        self.storage = storage
         self.ttl = ttl
 
     @contextmanager
@@ -93,8 +90,8 @@ class Idempotency:
         same transaction as the work: an answer is replayable exactly when its change is
         durable."""
         if key is None:
-            with self.db.transaction(write=True) as session:
-                yield Attempt(session)
+            with self.storage.unit_of_work(write=True) as uow:
+                yield Attempt(uow)
             return
 
         key_hash = idempotency_key_hash(scope, key)
@@ -103,31 +100,57 @@ class Idempotency:
             yield Attempt(replay=replay)
             return
         try:
-            with self.db.transaction(write=True) as session:
+            with self.storage.unit_of_work(write=True) as uow:
                 # Held until commit: this lock is what "in flight" means on PostgreSQL.
-                row = IdempotencyRepository(session).get(key_hash, for_update=True)
+                row = uow.keys.get(key_hash, for_update=True)
                 done = None if row is None else _replay(row, scope, key)
                 if done is not None:
                     yield Attempt(replay=done)  # a retry took over from us and finished first
                     return
-                attempt = Attempt(session)
+                attempt = Attempt(uow)
                 yield attempt
                 if row is not None and attempt.answer is not None:
-                    row.state = "completed"
-                    row.game_id = attempt.game_id
-                    row.status_code = attempt.answer.status_code
-                    row.headers = dict(attempt.answer.headers)
-                    row.body = seal(scope, key, attempt.answer.body)
+                    uow.keys.complete(
+                        key_hash,
+                        game_id=attempt.game_id,
+                        status_code=attempt.answer.status_code,
+                        headers=attempt.answer.headers,
+                        body=seal(scope, key, attempt.answer.body),
+                    )
         except BaseException:
             self._release(key_hash)
             raise
 
+    def answer(
+        self,
+        scope: str,
+        key: str | None,
+        fingerprint: str,
+        work: Callable[[UnitOfWork], StoredAnswer],
+        *,
+        game_id: str | None = None,
+        check_access: Callable[[], None] | None = None,
+    ) -> StoredAnswer:
+        """An idempotent operation's answer: with a key, the one stored for an earlier
+        identical request, once ``check_access`` passed (a replay skips no access check);
+        else what ``work`` answers in the unit of work the answer is stored in (the answer
+        of the game ``game_id``, if any)."""
+        if key is not None and check_access is not None:
+            check_access()
+        with self.attempt(scope, key, fingerprint) as attempt:
+            if attempt.replay is not None:
+                return attempt.replay
+            assert attempt.uow is not None
+            attempt.answer = work(attempt.uow)
+            attempt.game_id = game_id
+        return attempt.answer
+
     def _claim(self, key_hash: str, fingerprint: str, scope: str, key: str) -> StoredAnswer | None:
         now = utcnow()
-        with self.db.transaction(write=True) as session:
-            repo = IdempotencyRepository(session)
-            repo.purge_expired(now)
-            fresh = IdempotencyKey(
+        with self.storage.unit_of_work(write=True) as uow:
+            keys = uow.keys
+            keys.purge_expired(now)
+            fresh = KeyRecord(
                 key_hash=key_hash,
                 request_hash=fingerprint,
                 state="in_flight",
@@ -135,11 +158,14 @@ class Idempotency:
                 created_at=now,
                 expires_at=now + self.ttl,
             )
-            if repo.try_insert(fresh):
+            try:
+                keys.insert(fresh)
                 return None
-            row = repo.get(key_hash)
+            except KeyTaken:
+                row = keys.get(key_hash)
             if row is None:  # expired and purged between the two statements
-                repo.try_insert(fresh)
+                with contextlib.suppress(KeyTaken):
+                    keys.insert(fresh)
                 return None
             if row.request_hash != fingerprint:
                 raise IdempotencyKeyReused(
@@ -148,27 +174,25 @@ class Idempotency:
             replay = _replay(row, scope, key)
             if replay is not None:
                 return replay
-            if self.db.dialect_name == "postgresql":
-                row = self._locked_row(repo, key_hash)
+            if self.storage.concurrent_writers:
+                row = self._locked_row(keys, key_hash)
                 if row is None or (replay := _replay(row, scope, key)) is not None:
                     return replay  # finished (or purged) while we looked
             elif row.locked_until > now:
                 raise _in_flight()
-            row.locked_until = now + IN_FLIGHT_LEASE  # its first holder died: take over
+            keys.extend_lease(key_hash, now + IN_FLIGHT_LEASE)  # its first holder died: take over
             return None
 
-    def _locked_row(self, repo: IdempotencyRepository, key_hash: str) -> IdempotencyKey | None:
+    def _locked_row(self, keys: IdempotencyKeys, key_hash: str) -> KeyRecord | None:
         try:
-            return repo.get(key_hash, for_update=True, nowait=True)
-        except DBAPIError as exc:
-            if is_lock_not_available(exc):
-                raise _in_flight() from None
-            raise
+            return keys.get(key_hash, for_update=True, nowait=True)
+        except KeyLocked:
+            raise _in_flight() from None
 
     def _release(self, key_hash: str) -> None:
         try:
-            with self.db.transaction(write=True) as session:
-                IdempotencyRepository(session).release(key_hash)
+            with self.storage.unit_of_work(write=True) as uow:
+                uow.keys.release(key_hash)
         except Exception:  # nothing to undo: on PostgreSQL the dead lock frees the key anyway
             pass
 

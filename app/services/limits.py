@@ -20,10 +20,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from sqlalchemy.orm import Session
-
-from app.persistence.repositories import CreationLimitRepository
 from app.services.errors import EventLimitReached, SeatEventLimitReached, TooManyRequests
+from app.services.storage import CreationLimits
 
 
 def now_ms() -> int:
@@ -67,16 +65,15 @@ class Rate:
 UNLIMITED = Rate(0, 1)
 
 
-def limit_game_creation(session: Session, rate: Rate, address: str) -> None:
-    """Admit one game creation from ``address`` in ``session`` (the transaction that stores
-    the game), or raise 429 ``too-many-requests``."""
+def limit_game_creation(limits: CreationLimits, rate: Rate, address: str) -> None:
+    """Admit one game creation from ``address`` in the unit of work that stores the game
+    (whose ``limits`` these are), or raise 429 ``too-many-requests``."""
     if not rate.on:
         return
     now = now_ms()
-    repository = CreationLimitRepository(session)
-    if repository.admit(address, now, rate.interval_ms, rate.tolerance_ms):
+    if limits.admit(address, now, rate.interval_ms, rate.tolerance_ms):
         return
-    tat = repository.tat(address)
+    tat = limits.tat(address)
     raise TooManyRequests(
         f"Too many games created from {address}: at most {rate.burst} at once and "
         f"{rate.per_minute:g} a minute.",

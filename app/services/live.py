@@ -34,12 +34,12 @@ from contextlib import AbstractAsyncContextManager
 
 from anyio import to_thread
 
-from app.persistence.changes import GONE, ChangeFeed
-from app.persistence.db import Database
-from app.persistence.repositories import EventRepository, LoggedEvent
+from app.services import following
 from app.services.errors import TooManyStreams
 from app.services.live_limits import HubLimits
 from app.services.replay_pages import PAGE_EVENTS, ReplayPages
+from app.services.storage import GONE, ChangeFeed, Storage
+from app.services.stored import LoggedEvent
 from app.services.subscriptions import Channel, Delivery, Subscription, as_delivery
 
 __all__ = ["Delivery", "LiveHub", "LoggedEvent", "Subscription"]
@@ -52,7 +52,7 @@ class LiveHub:
 
     def __init__(
         self,
-        db: Database,
+        storage: Storage,
         feed: ChangeFeed,
         render: Callable[[LoggedEvent], bytes],
         *,
@@ -63,7 +63,7 @@ class LiveHub:
         admission_wait: float,
         observe: Callable[[int], None] = lambda count: None,
     ) -> None:
-        self.db = db
+        self.storage = storage
         self.feed = feed
         self.render = render
         self.buffer_events = buffer_events
@@ -237,8 +237,8 @@ class LiveHub:
         hub's own)."""
 
         def read() -> list[Delivery]:
-            with self.db.transaction(write=False) as session:
-                events = EventRepository(session).list_after(game_id, after, limit)
+            with self.storage.unit_of_work(write=False) as uow:
+                events = uow.events.list_after(game_id, after, limit)
             return [as_delivery(e, self.render) for e in events]
 
         return await to_thread.run_sync(read, limiter=self.limits.live_reads)
@@ -247,10 +247,8 @@ class LiveHub:
         """Page ``index`` of the game's log for replays: each event's seq and frame."""
 
         def read() -> list[tuple[int, bytes]]:
-            with self.db.transaction(write=False) as session:
-                events = EventRepository(session).list_after(
-                    game_id, index * PAGE_EVENTS, PAGE_EVENTS
-                )
+            with self.storage.unit_of_work(write=False) as uow:
+                events = uow.events.list_after(game_id, index * PAGE_EVENTS, PAGE_EVENTS)
             return [(e.seq, self.render(e)) for e in events]
 
         return await to_thread.run_sync(read, limiter=self.limits.replay_reads)
@@ -266,9 +264,9 @@ class LiveHub:
         seconds in line."""
         return self.limits.admitting(self.admission_wait, self.retry_after)
 
-    # ---- followers ----------------------------------------------------------------------
+    # ---- followers (following.py) -------------------------------------------------------
 
-    async def follow(
+    def follow(
         self,
         subscription: Subscription,
         after: int,
@@ -276,71 +274,11 @@ class LiveHub:
         heartbeat: float,
         max_seconds: float,
     ) -> AsyncIterator[bytes | None]:
-        """Every event of the subscription's game after ``after`` in order, each once: the
-        logged ones (a page's frames at a time), then live ones as they come; None when
-        ``heartbeat`` seconds passed with none. Ends after ``max_seconds``, when the
-        subscriber falls too far behind, or at shutdown (the client resumes from the last
-        seq it got), with ``subscription.ended`` saying why; unsubscribes at the end.
-        """
-        game_id = subscription.game_id
-        try:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + max_seconds
-            cursor = after
-            # Replay the log while this is set: what the follower is not handed live is in
-            # a page read at this loop time or later (those committed before it subscribed,
-            # then those a gap in deliveries showed committed), or up to seq ``upto``.
-            replay_since: float | None = subscription.at
-            upto = subscription.covered
-            while True:
-                while replay_since is not None:
-                    index = cursor // PAGE_EVENTS
-                    page = await self.pages.page(game_id, index, replay_since, upto)
-                    if subscription.ended is not None:
-                        return
-                    chunk = page.after(cursor)
-                    if chunk:
-                        yield chunk
-                        cursor = page.last
-                    if not page.full or (upto is not None and cursor >= upto):
-                        replay_since = None  # the end of the log, or of what was missed
-                remaining = deadline - loop.time()
-                if subscription.ended is not None:
-                    return
-                if remaining <= 0:
-                    subscription.end("time-bound")
-                    return
-                deliveries = await subscription.next(min(heartbeat, remaining))
-                if subscription.ended is not None:
-                    return
-                if not deliveries:
-                    if loop.time() < deadline:
-                        yield None
-                    continue
-                for item in deliveries:
-                    if item.seq <= cursor:
-                        continue  # already sent from the log
-                    if item.seq != cursor + 1:
-                        # A gap: the log has what is missing, up to this batch's last.
-                        replay_since, upto = loop.time(), deliveries[-1].seq
-                        break
-                    yield item.frame
-                    cursor = item.seq
-        finally:
-            self.unsubscribe(subscription)
+        """The subscription's stream (``following.follow``)."""
+        return following.follow(
+            self, subscription, after, heartbeat=heartbeat, max_seconds=max_seconds
+        )
 
     async def wait_after(self, game_id: str, version: int, after: int, seconds: float) -> None:
         """Return once the game has an event after ``after``, or after ``seconds``."""
-        subscription = self.subscribe(game_id, version)
-        try:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + seconds
-            # Committed before the subscription could hear it?
-            if await self.read_log(game_id, after, 1):
-                return
-            while (remaining := deadline - loop.time()) > 0 and subscription.ended is None:
-                deliveries = await subscription.next(remaining)
-                if any(delivery.seq > after for delivery in deliveries):
-                    return
-        finally:
-            self.unsubscribe(subscription)
+        await following.wait_after(self, game_id, version, after, seconds)

@@ -8,6 +8,7 @@ from app.domain import game as rules
 from app.domain.game import GameState
 from app.domain.report import Choice
 from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.storage import UnitOfWork
 from app.services.transactions import GameTransactions, reruns_lost_races
 
 
@@ -54,24 +55,24 @@ class ReportService:
         """R-REP-2..R-REP-10: resolve the report once, in period order, applying every
         outcome to the players atomically; a retry with the same Idempotency-Key replays
         the first answer."""
-        if key is not None:
-            # A replay must not skip access control: check the host token first.
-            with self.transactions.reading(game_id, token) as reading:
-                reading.who.require_host("resolve a report")
-        scope = f"resolveReport:{game_id}:{period}"
-        with self.idempotency.attempt(scope, key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+
+        def resolve(uow: UnitOfWork) -> StoredAnswer:
+            with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.game.report(period)
                 change.who.require_host("resolve a report")
                 change.check_version(if_match)
                 change.apply(rules.resolve(change.game, period, default_choice))
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            return StoredAnswer(
                 201,
                 self.transactions.presenter.report(change.game, period),
                 {"ETag": f'"{change.game.version}"'},
             )
-        assert attempt.answer is not None
-        return attempt.answer
+
+        return self.idempotency.answer(
+            f"resolveReport:{game_id}:{period}",
+            key,
+            fingerprint,
+            resolve,
+            game_id=game_id,
+            check_access=lambda: self.transactions.require_host(game_id, token, "resolve a report"),
+        )

@@ -21,15 +21,8 @@ from datetime import datetime, timedelta
 
 from anyio import to_thread
 
-from app.persistence.changes import ChangeFeed
-from app.persistence.db import Database
-from app.persistence.models import utcnow
-from app.persistence.repositories import (
-    CreationLimitRepository,
-    GameRepository,
-    IdempotencyRepository,
-)
-from app.services.deletion import delete_games
+from app.services.storage import ChangeFeed, Storage
+from app.services.stored import utcnow
 
 logger = logging.getLogger("app.retention")
 # Its own generator: drawing from the global one would shift the sequence of any other user
@@ -62,7 +55,7 @@ class Purged:
 class Retention:
     def __init__(
         self,
-        db: Database,
+        storage: Storage,
         *,
         retention_days: float,
         batch_size: int,
@@ -70,7 +63,7 @@ class Retention:
     ) -> None:
         """``retention_days`` 0 keeps games forever (expired keys and limits still go);
         ``changes`` tells whoever follows a deleted game."""
-        self.db = db
+        self.storage = storage
         self.retention = timedelta(days=retention_days) if retention_days > 0 else None
         self.batch_size = batch_size
         self.changes = changes
@@ -85,15 +78,13 @@ class Retention:
         games = 0
         before = self.idle_before(now)
         if before is not None:
-            with self.db.transaction(write=True) as session:
-                idle = GameRepository(session).idle_since(before, self.batch_size, lock=True)
-                games = delete_games(session, idle, self.changes)
-        with self.db.transaction(write=True) as session:
-            keys = IdempotencyRepository(session).purge_expired(now, self.batch_size)
-        with self.db.transaction(write=True) as session:
-            limits = CreationLimitRepository(session).purge_expired(
-                int(now.timestamp() * 1000), self.batch_size
-            )
+            with self.storage.unit_of_work(write=True) as uow:
+                idle = uow.games.idle_since(before, self.batch_size, lock=True)
+                games = uow.delete_games(idle, self.changes)
+        with self.storage.unit_of_work(write=True) as uow:
+            keys = uow.keys.purge_expired(now, self.batch_size)
+        with self.storage.unit_of_work(write=True) as uow:
+            limits = uow.limits.purge_expired(int(now.timestamp() * 1000), self.batch_size)
         return Purged(games, keys, limits)
 
     def purge(self, now: datetime | None = None) -> Purged:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy.orm import Session
-
 from app.domain import game as rules
 from app.domain.game import HOST_SEAT
-from app.persistence.repositories import Credentials, GameRepository
 from app.services.access import recover
 from app.services.idempotency import Idempotency, StoredAnswer, request_fingerprint
+from app.services.storage import UnitOfWork
+from app.services.stored import Credentials
 from app.services.tokens import hash_recovery_code, hash_token, new_recovery_code, new_token
 from app.services.transactions import Change, GameTransactions
 
@@ -45,22 +44,20 @@ class SeatService:
         # The token asking is part of what is retried, instead of a check before the
         # replay: moving the host seat refuses the very token that asked.
         keyed = request_fingerprint(fingerprint, hash_token(token or ""))
-        with self.idempotency.attempt(scope, key, keyed) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            assert attempt.session is not None
-            with self.transactions.changing(game_id, token, session=attempt.session) as change:
+
+        def issue(uow: UnitOfWork) -> StoredAnswer:
+            with self.transactions.changing(game_id, token, uow=uow) as change:
                 self._may_change(change, seat, if_match)
                 change.apply(rules.change_seat_token(change.game, seat, "reissued"))
             new = new_token()
-            self._store(attempt.session, change, seat, hash_token(new))
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            self._store(uow, change, seat, hash_token(new))
+            return StoredAnswer(
                 200,
                 self.transactions.presenter.seat_token(seat, new),
                 {"ETag": f'"{change.game.version}"'},
             )
-        return attempt.answer
+
+        return self.idempotency.answer(scope, key, keyed, issue, game_id=game_id)
 
     def revoke_token(
         self, game_id: str, seat: str, token: str | None, if_match: Collection[int] | None
@@ -70,8 +67,8 @@ class SeatService:
         game's version after it (unchanged when the seat had no token already: nothing is
         logged then)."""
         with (
-            self.transactions.db.transaction(write=True) as session,
-            self.transactions.changing(game_id, token, session=session) as change,
+            self.transactions.storage.unit_of_work(write=True) as uow,
+            self.transactions.changing(game_id, token, uow=uow) as change,
         ):
             self._may_change(change, seat, if_match)
             event = rules.change_seat_token(change.game, seat, "revoked")
@@ -80,7 +77,7 @@ class SeatService:
                 change.apply(None)  # nothing to revoke: nothing logged, the version stays
             else:
                 change.apply(event)
-                self._store(session, change, seat, None)
+                self._store(uow, change, seat, None)
         return change.game.version
 
     def recover_host_seat(
@@ -91,27 +88,26 @@ class SeatService:
         the old host token are refused from now on. A retry with the same Idempotency-Key
         and code replays the first answer (send one: without it, a lost answer loses the
         seat's new token and code)."""
-        with self.idempotency.attempt(f"recoverHostSeat:{game_id}", key, fingerprint) as attempt:
-            if attempt.replay is not None:
-                return attempt.replay
-            assert attempt.session is not None
+
+        def recover_seat(uow: UnitOfWork) -> StoredAnswer:
             with self.transactions.changing(
                 game_id,
                 None,
-                session=attempt.session,
+                uow=uow,
                 identify=lambda credentials: recover(credentials, recovery_code),
             ) as change:
                 change.check_version(None)
                 change.apply(rules.change_seat_token(change.game, HOST_SEAT, "recovered"))
             host_token, code = new_token(), new_recovery_code()
-            self._store(attempt.session, change, HOST_SEAT, hash_token(host_token), code)
-            attempt.game_id = game_id
-            attempt.answer = StoredAnswer(
+            self._store(uow, change, HOST_SEAT, hash_token(host_token), code)
+            return StoredAnswer(
                 200,
                 self.transactions.presenter.recovered(host_token, code),
                 {"ETag": f'"{change.game.version}"'},
             )
-        return attempt.answer
+
+        scope = f"recoverHostSeat:{game_id}"
+        return self.idempotency.answer(scope, key, fingerprint, recover_seat, game_id=game_id)
 
     @staticmethod
     def _may_change(change: Change, seat: str, if_match: Collection[int] | None) -> None:
@@ -122,7 +118,7 @@ class SeatService:
 
     @staticmethod
     def _store(
-        session: Session,
+        uow: UnitOfWork,
         change: Change,
         seat: str,
         token_hash: str | None,
@@ -143,6 +139,4 @@ class SeatService:
         recovery = old.recovery_code_hash
         if recovery_code is not None:
             recovery = hash_recovery_code(recovery_code)
-        GameRepository(session).replace_credentials(
-            change.game.id, Credentials(host, players, recovery)
-        )
+        uow.games.replace_credentials(change.game.id, Credentials(host, players, recovery))

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.domain.game import closed_seat
-from app.persistence.repositories import LoggedEvent
+from app.services.stored import LoggedEvent
 
 __all__ = ["END_REASONS", "Channel", "Delivery", "Subscription", "as_delivery"]
 

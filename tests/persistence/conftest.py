@@ -12,6 +12,7 @@ from app.domain import game as rules
 from app.domain.game import GameEvent, GameState, NewPlayer, apply
 from app.persistence.db import Database
 from app.persistence.repositories import Credentials, GameRepository
+from app.services.storage import LostRace
 from app.services.tile_packs import load_catalogue
 
 GameFactory = Callable[..., GameState]
@@ -66,9 +67,13 @@ def store_as_changed(
     event = GameEvent("turn_order_set", {"turn_order": list(game.turn_order)})
     if read_version is None:
         read_version = game.version - 1
-    return repository.store_change(
-        game, document, "k", event, AT, read_version=read_version, write_tat_ms=0
-    )
+    try:
+        repository.store_change(
+            game, document, "k", event, AT, read_version=read_version, write_tat_ms=0
+        )
+    except LostRace:
+        return False
+    return True
 
 
 def store(database: Database, game: GameState) -> None:

@@ -44,7 +44,7 @@ def test_a_stored_change_stores_the_new_state_document_and_event(
         locked = GameRepository(session).state(game.id, for_update=True)
         assert locked is not None and locked.state == game
         event = GameEvent("turn_order_set", {"turn_order": list(changed.turn_order)})
-        assert GameRepository(session).store_change(
+        GameRepository(session).store_change(
             changed,
             '{"v": 2}',
             "key-2",

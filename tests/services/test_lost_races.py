@@ -11,7 +11,6 @@ import pytest
 
 from app.domain import game as rules
 from app.persistence.db import Database
-from app.persistence.repositories import EventRepository
 from app.services.transactions import LOST_RACES, RACE_ATTEMPTS, reruns_lost_races
 from tests.conftest import truncate_all
 from tests.services.conftest import UseCases, create, wire
@@ -69,8 +68,8 @@ def test_a_change_overtaken_by_another_writer_runs_again_on_the_newer_game(
     assert add_one_to_p1() == 3
     assert LOST_RACES._value.get() == reruns + 1  # game_change_reruns_total, on /metrics
     assert seen == [(1, 0), (2, 0)]  # the first attempt lost, the second read version 2
-    with use_cases.db.transaction(write=False) as session:
-        logged = EventRepository(session).list_after(game.id, 1, 10)
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        logged = uow.events.list_after(game.id, 1, 10)
     assert [(e.seq, e.data["changes"][0]["player_id"]) for e in logged] == [(2, "p2"), (3, "p1")]
 
 
@@ -95,13 +94,14 @@ def test_the_last_attempt_locks_the_game_so_a_hot_game_still_progresses(
             change.check_version(None)
             change.apply(rules.set_leaders(change.game, "p1", ["sisto_iv"]))
 
-    with count_statements(use_cases.db.engine) as statements:
+    assert isinstance(use_cases.storage, Database)
+    with count_statements(use_cases.storage.engine) as statements:
         change_leaders()
     reads = [s for s in statements if s.lstrip().startswith("SELECT games.version")]
     assert attempts == RACE_ATTEMPTS
     # Ours and the other writer's (also unlocked) alternate; only our last one locks.
     locked = ["FOR UPDATE" in read for read in reads]
     assert locked == [False] * (2 * (RACE_ATTEMPTS - 1)) + [True]
-    with use_cases.db.transaction(write=False) as session:
-        logged = EventRepository(session).list_after(game.id, 1, 10)
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        logged = uow.events.list_after(game.id, 1, 10)
     assert [e.type for e in logged] == ["turn_order_set"] * (RACE_ATTEMPTS - 1) + ["leaders_set"]

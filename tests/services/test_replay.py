@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from app.domain.errors import ServiceError
 from app.domain.game import GameEvent, replay
-from app.persistence.repositories import EventRepository, GameRepository
 from tests.services.conftest import UseCases, create, new_game
 from tests.settings import examples
 
@@ -53,10 +52,10 @@ def _play(use_cases: UseCases, game_id: str, host: str, step: tuple[Any, ...]) -
 
 
 def _check_against_the_log(use_cases: UseCases, game_id: str) -> None:
-    with use_cases.db.transaction(write=False) as session:
-        stored = GameRepository(session).state(game_id)
-        document = GameRepository(session).document(game_id)
-        log = EventRepository(session).list_after(game_id, 0, 10_000)
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        stored = uow.games.state(game_id)
+        document = uow.games.document(game_id)
+        log = uow.events.list_after(game_id, 0, 10_000)
     assert stored is not None and document is not None
     replayed = replay(game_id, [(e.seq, e.at, GameEvent(e.type, e.data)) for e in log])  # type: ignore[arg-type]
     assert [e.seq for e in log] == list(range(1, stored.state.version + 1))

@@ -9,11 +9,10 @@ from datetime import timedelta
 import pytest
 
 from app.domain.errors import NotFound, NotInReportPhase, ReportStillOpen, RoundsNotTracked
-from app.persistence.models import utcnow
-from app.persistence.repositories import EventRepository, GameRepository, IdempotencyRepository
 from app.services.errors import Forbidden, VersionMismatch
 from app.services.idempotency import request_fingerprint
 from app.services.retention import Retention
+from app.services.stored import utcnow
 from app.services.tokens import idempotency_key_hash
 from tests.services.conftest import UseCases, create, new_game
 
@@ -71,9 +70,9 @@ def test_the_host_deletes_a_game_with_everything_it_owns(use_cases: UseCases) ->
         asyncio.run(use_cases.games.get_game(game_id, host))
     with pytest.raises(NotFound):
         use_cases.games.delete_game(game_id, host, None)
-    with use_cases.db.transaction(write=False) as session:
-        assert EventRepository(session).list_after(game_id, 0, 10) == []
-        key = IdempotencyRepository(session).get(idempotency_key_hash("createGame", KEY))
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        assert uow.events.list_after(game_id, 0, 10) == []
+        key = uow.keys.get(idempotency_key_hash("createGame", KEY))
         assert key is not None and (key.game_id, key.body, key.status_code) == (None, None, 404)
     # The creation retried with its key: 404, and no game made again.
     with pytest.raises(NotFound):
@@ -84,9 +83,9 @@ def test_the_retention_deletes_the_same_way(use_cases: UseCases) -> None:
     created = use_cases.games.create_game(new_game(), KEY, request_fingerprint("c", "1"))
     game_id = json.loads(created.body)["game"]["id"]
     # Idle for longer than the retention, not for longer than its key is kept (24 h).
-    retention = Retention(use_cases.db, retention_days=0.5, batch_size=10)
+    retention = Retention(use_cases.storage, retention_days=0.5, batch_size=10)
     assert retention.sweep(utcnow() + timedelta(hours=13)).games == 1
-    with use_cases.db.transaction(write=False) as session:
-        assert GameRepository(session).state(game_id) is None
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        assert uow.games.state(game_id) is None
     with pytest.raises(NotFound):
         use_cases.games.create_game(new_game(), KEY, request_fingerprint("c", "1"))

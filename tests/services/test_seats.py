@@ -10,7 +10,6 @@ import json
 import pytest
 
 from app.domain.errors import InvalidInput, NotFound, NothingToUndo
-from app.persistence.repositories import EventRepository, GameRepository
 from app.services.errors import Forbidden, Unauthorized
 from app.services.idempotency import request_fingerprint
 from app.services.tokens import hash_recovery_code
@@ -24,8 +23,8 @@ def _version(use_cases: UseCases, game: Created, token: str) -> int:
 
 
 def _logged(use_cases: UseCases, game: Created) -> list[tuple[str, dict[str, object]]]:
-    with use_cases.db.transaction(write=False) as session:
-        return [(e.type, e.data) for e in EventRepository(session).list_after(game.id, 1, 100)]
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        return [(e.type, e.data) for e in uow.events.list_after(game.id, 1, 100)]
 
 
 def test_a_seat_issued_a_new_token_refuses_the_old_one_at_once(use_cases: UseCases) -> None:
@@ -112,8 +111,8 @@ def test_the_recovery_code_regains_the_host_seat_once(use_cases: UseCases) -> No
         use_cases.seats.recover_host_seat(game.id, game.recovery_code, None, "f")
     again = use_cases.seats.recover_host_seat(game.id, recovered["recovery_code"], None, "f")
     assert _version(use_cases, game, json.loads(again.body)["host_token"]) == 3
-    with use_cases.db.transaction(write=False) as session:
-        stored = GameRepository(session).state(game.id)
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        stored = uow.games.state(game.id)
     assert stored is not None
     assert stored.credentials.recovery_code_hash == hash_recovery_code(
         json.loads(again.body)["recovery_code"]

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from app.domain.errors import NothingToRedo, NothingToUndo, ServiceError
 from app.domain.game import GameState
 from app.persistence.db import Database
-from app.persistence.repositories import GameRepository
 from app.services.errors import (
     EventLimitReached,
     Forbidden,
@@ -25,6 +24,7 @@ from app.services.errors import (
     VersionMismatch,
 )
 from app.services.idempotency import request_fingerprint
+from app.services.storage import Storage
 from tests.services.conftest import Created, UseCases, create, new_game, wire
 from tests.services.test_replay import _check_against_the_log
 from tests.statements import count_statements
@@ -34,13 +34,13 @@ KEY = "8f14e45f-ceea-467f-a0e6-1c5b0f3d2a71"
 
 
 @pytest.fixture
-def use_cases(migrated_database: Database) -> Iterator[UseCases]:
-    yield wire(migrated_database, max_events=200)
+def use_cases(storage: Storage) -> Iterator[UseCases]:
+    yield wire(storage, max_events=200)
 
 
 def _version(use_cases: UseCases, game: Created) -> int:
-    with use_cases.db.transaction(write=False) as session:
-        stored = GameRepository(session).version(game.id)
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        stored = uow.games.version(game.id)
     assert stored is not None
     return stored.version
 
@@ -85,9 +85,8 @@ def _redo(use_cases: UseCases, game: Created) -> dict[str, Any]:
 
 def _seen(use_cases: UseCases, game: Created) -> tuple[GameState, dict[str, Any], list[Any]]:
     """The stored state, the stored document and the three reports as clients read them."""
-    with use_cases.db.transaction(write=False) as session:
-        repository = GameRepository(session)
-        stored, document = repository.state(game.id), repository.document(game.id)
+    with use_cases.storage.unit_of_work(write=False) as uow:
+        stored, document = uow.games.state(game.id), uow.games.document(game.id)
     assert stored is not None and document is not None and document.document is not None
     presenter = use_cases.transactions.presenter
     reports = [json.loads(presenter.report(stored.state, period)) for period in (1, 2, 3)]
