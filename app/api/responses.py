@@ -9,7 +9,8 @@ from fastapi import Response
 from pydantic import BaseModel
 from pydantic_core import to_json
 
-from app.services.idempotency import StoredAnswer
+from app.services.idempotency import Answer
+from app.services.stored import Outcome
 
 
 class JSONModelResponse(Response):
@@ -52,13 +53,23 @@ def versioned(model: BaseModel, version: int, status_code: int = 200) -> JSONMod
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-def replayable(answer: StoredAnswer, *, secret: bool = False) -> Response:
-    """The answer of an idempotent operation, marked when it is a replay of the first;
-    ``secret`` when it carries tokens or a recovery code (sent ``no-store``, replays
-    included)."""
-    headers = dict(answer.headers)
+#: The status that says each outcome of a use case that takes an Idempotency-Key.
+OUTCOME_STATUS = {
+    Outcome.GAME_CREATED: 201,
+    Outcome.REPORT_RESOLVED: 201,
+    Outcome.GAME_CHANGED: 200,
+}
+
+
+def replayable(answer: Answer, *, secret: bool = False) -> Response:
+    """The answer of an idempotent operation, with the game's version as its ETag (and
+    the new game's address), marked when it is a replay of the first; ``secret`` when it
+    carries tokens or a recovery code (sent ``no-store``, replays included)."""
+    headers = {"ETag": etag(answer.version)}
+    if answer.outcome is Outcome.GAME_CREATED:
+        headers = {"Location": f"/v1/games/{answer.game_id}", **headers}
     if answer.replayed:
         headers["Idempotent-Replayed"] = "true"
     if secret:
         headers.update(NO_STORE)
-    return raw_json_response(answer.body, answer.status_code, headers)
+    return raw_json_response(answer.body, OUTCOME_STATUS[answer.outcome], headers)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 
 from sqlalchemy import CursorResult, delete, select, update
@@ -10,10 +9,11 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from app.persistence.errors import is_lock_not_available
+from app.persistence.key_answers import answer_columns, answer_from
 from app.persistence.models import IdempotencyKey
 from app.persistence.statements import KEYS, dialect_insert
 from app.services.storage import KeyLocked, KeyTaken
-from app.services.stored import KeyRecord
+from app.services.stored import KeyRecord, Outcome
 
 
 class IdempotencyRepository:
@@ -122,8 +122,8 @@ class IdempotencyKeys:
         key_hash: str,
         *,
         game_id: str | None,
-        status_code: int,
-        headers: Mapping[str, str],
+        outcome: Outcome,
+        version: int,
         body: bytes,
     ) -> None:
         self.session.execute(
@@ -132,9 +132,8 @@ class IdempotencyKeys:
             .values(
                 state="completed",
                 game_id=game_id,
-                status_code=status_code,
-                headers=dict(headers),
                 body=body,
+                **answer_columns(outcome, game_id, version),
             )
         )
 
@@ -146,6 +145,7 @@ class IdempotencyKeys:
 
 
 def _record(row: IdempotencyKey) -> KeyRecord:
+    outcome, version = answer_from(row.status_code, row.headers)
     return KeyRecord(
         key_hash=row.key_hash,
         request_hash=row.request_hash,
@@ -154,7 +154,7 @@ def _record(row: IdempotencyKey) -> KeyRecord:
         created_at=row.created_at,
         expires_at=row.expires_at,
         game_id=row.game_id,
-        status_code=row.status_code,
-        headers=row.headers,
+        outcome=outcome,
+        version=version,
         body=row.body,
     )

@@ -10,7 +10,9 @@ from typing import Any, cast
 from sqlalchemy import String, Table, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
+from app.persistence.key_answers import answer_columns
 from app.persistence.models import CreationLimit, Event, Game, IdempotencyKey
+from app.services.stored import Outcome
 
 GAMES = cast(Table, Game.__table__)
 EVENTS = cast(Table, Event.__table__)
@@ -86,9 +88,8 @@ CREDENTIALS_CHANGE = (
 KEYS_GONE = {
     "game_id": None,
     "state": "completed",
-    "status_code": 404,
-    "headers": None,
     "body": None,
+    **answer_columns(Outcome.GAME_DELETED, None, None),
 }
 STORE_CHANGE = {
     announce: select(column).select_from(CHANGED).add_cte(LOGGED.cte("logged_event"))

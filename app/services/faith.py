@@ -11,8 +11,9 @@ from app.domain.errors import InvalidInput
 from app.domain.faith import add_faith, cap_faith
 from app.domain.game import GameState, PlayerState
 from app.services.access import Principal
-from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.idempotency import Answer, Idempotency
 from app.services.storage import UnitOfWork
+from app.services.stored import Outcome
 from app.services.transactions import GameTransactions, reruns_lost_races
 
 
@@ -71,7 +72,7 @@ class FaithChanges:
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """R-FT-3: add ``delta`` to the player's faith, on the faith it has when the change
         is stored (never on a stale read: concurrent changes all count); above 15 is lost,
         a removal stops at 0. Who may: as for setting it. A retry with the same
@@ -89,7 +90,6 @@ class FaithChanges:
             key,
             fingerprint,
             lambda uow: self._change_faith(game_id, player_id, delta, token, if_match, uow),
-            game_id=game_id,
             check_access=check_access,
         )
 
@@ -102,7 +102,7 @@ class FaithChanges:
         token: str | None,
         if_match: Collection[int] | None,
         uow: UnitOfWork | None = None,
-    ) -> StoredAnswer:
+    ) -> Answer:
         with self.transactions.changing(game_id, token, uow=uow) as change:
             before = change.game.player(player_id).faith
             _may_enter_faith(change.game, change.who, player_id)
@@ -111,12 +111,13 @@ class FaithChanges:
             change.apply(rules.change_faith(change.game, player_id, delta))
         # What the request loses and moves, whether or not the stored faith moves.
         after = add_faith(before, delta)
-        return StoredAnswer(
-            200,
+        return Answer(
+            Outcome.GAME_CHANGED,
+            game_id,
+            change.game.version,
             self.transactions.presenter.faith_changed(
                 change.game, player_id, after.lost, after.faith - before
             ),
-            {"ETag": f'"{change.game.version}"'},
         )
 
 

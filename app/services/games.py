@@ -19,10 +19,10 @@ from app.domain.tiles import Catalogue
 from app.services.calculations import Calculations, Holding
 from app.services.faith import FaithChange as FaithChange
 from app.services.faith import FaithChanges
-from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.idempotency import Answer, Idempotency
 from app.services.limits import UNLIMITED, Rate, limit_game_creation
 from app.services.storage import UnitOfWork
-from app.services.stored import Credentials, LoggedEvent
+from app.services.stored import Credentials, LoggedEvent, Outcome
 from app.services.tokens import (
     hash_recovery_code,
     hash_token,
@@ -69,7 +69,7 @@ class GameService(FaithChanges):
 
     def create_game(
         self, new: NewGame, key: str | None, fingerprint: str, client: str = "unknown"
-    ) -> StoredAnswer:
+    ) -> Answer:
         """Validate, then store the game with fresh tokens and a recovery code (R-DRAW-1..3);
         a retry with the same Idempotency-Key replays the first answer, tokens included (and
         is not counted against the ``client`` address's creation limit)."""
@@ -85,7 +85,7 @@ class GameService(FaithChanges):
         )
         game_id = uuid.uuid4().hex
 
-        def create(uow: UnitOfWork) -> StoredAnswer:
+        def create(uow: UnitOfWork) -> Answer:
             limit_game_creation(uow.limits, self.creation_rate, client)
             host_token = new_token()
             player_tokens = {p["id"]: new_token() for p in event.data["players"]}
@@ -96,13 +96,14 @@ class GameService(FaithChanges):
                 hash_recovery_code(recovery_code),
             )
             game = self.transactions.create(uow, game_id, event, credentials)
-            return StoredAnswer(
-                201,
+            return Answer(
+                Outcome.GAME_CREATED,
+                game_id,
+                game.version,
                 self.transactions.presenter.created(game, host_token, player_tokens, recovery_code),
-                {"Location": f"/v1/games/{game_id}", "ETag": f'"{game.version}"'},
             )
 
-        return self.idempotency.answer("createGame", key, fingerprint, create, game_id=game_id)
+        return self.idempotency.answer("createGame", key, fingerprint, create)
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -200,25 +201,25 @@ class GameService(FaithChanges):
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """R-RND-1, R-RND-3, R-RND-4: the host moves a game that tracks its rounds to the
         next round or report phase; answers the game. A retry with the same
         Idempotency-Key replays the first answer."""
 
-        def advance(uow: UnitOfWork) -> StoredAnswer:
+        def advance(uow: UnitOfWork) -> Answer:
             with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.who.require_host("advance the round")
                 change.check_version(if_match)
                 change.apply(rules.advance_round(change.game))
             assert change.document is not None
-            return StoredAnswer(200, change.document.body, {"ETag": f'"{change.document.version}"'})
+            document = change.document
+            return Answer(Outcome.GAME_CHANGED, game_id, document.version, document.body)
 
         return self.idempotency.answer(
             f"advanceRound:{game_id}",
             key,
             fingerprint,
             advance,
-            game_id=game_id,
             check_access=lambda: self.transactions.require_host(
                 game_id, token, "advance the round"
             ),

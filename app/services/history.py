@@ -13,8 +13,9 @@ from typing import cast
 from app.domain import history as rules
 from app.domain.game import ChangeRef, EventType, GameEvent, GameState
 from app.domain.history import LoggedChange, LogReader
-from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.idempotency import Answer, Idempotency
 from app.services.storage import Events, UnitOfWork
+from app.services.stored import Outcome
 from app.services.transactions import GameTransactions
 
 Command = Callable[[GameState, LogReader], GameEvent]
@@ -32,7 +33,7 @@ class HistoryService:
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """R-UNDO-1, R-UNDO-3: the host undoes the last change of play still in effect.
         Each call goes one change further back; with If-Match, a repeated call cannot
         undo twice (the first moved the version on), and a retry with the same
@@ -46,7 +47,7 @@ class HistoryService:
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """R-UNDO-2: the host applies the most recently undone change again, while no
         change of play came since."""
         return self._revert("redoChange", rules.redo, game_id, token, if_match, key, fingerprint)
@@ -60,11 +61,11 @@ class HistoryService:
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         undone = command is rules.undo
         action = "undo a change" if undone else "redo a change"
 
-        def revert(uow: UnitOfWork) -> StoredAnswer:
+        def revert(uow: UnitOfWork) -> Answer:
             with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.who.require_host(action)
                 change.check_version(if_match)
@@ -73,10 +74,11 @@ class HistoryService:
                 event = command(change.game, lambda seqs: _logged(uow.events, game_id, seqs))
                 change.apply(event)
             reverted = ChangeRef(event.data["seq"], event.data["type"])
-            return StoredAnswer(
-                200,
+            return Answer(
+                Outcome.GAME_CHANGED,
+                game_id,
+                change.game.version,
                 self.transactions.presenter.reverted(change.game, reverted, undone=undone),
-                {"ETag": f'"{change.game.version}"'},
             )
 
         return self.idempotency.answer(
@@ -84,7 +86,6 @@ class HistoryService:
             key,
             fingerprint,
             revert,
-            game_id=game_id,
             check_access=lambda: self.transactions.require_host(game_id, token, action),
         )
 

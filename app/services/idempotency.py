@@ -18,13 +18,13 @@ import contextlib
 import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
 from app.domain.errors import NotFound
 from app.services.errors import IdempotencyInFlight, IdempotencyKeyReused
 from app.services.storage import IdempotencyKeys, KeyLocked, KeyTaken, Storage, UnitOfWork
-from app.services.stored import KeyRecord, utcnow
+from app.services.stored import KeyRecord, Outcome, utcnow
 from app.services.tokens import idempotency_key_hash, seal, unseal
 
 # SQLite only: how long a first attempt that died holds its key before a retry takes over.
@@ -32,10 +32,15 @@ IN_FLIGHT_LEASE = timedelta(seconds=30)
 
 
 @dataclass(frozen=True, slots=True)
-class StoredAnswer:
-    status_code: int
+class Answer:
+    """What a use case that takes an Idempotency-Key answers, and a retry gets again: what
+    it did, the game it did it to and that game's version after it, and the answer's
+    document as the presenter rendered it."""
+
+    outcome: Outcome
+    game_id: str
+    version: int
     body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
     replayed: bool = False
 
 
@@ -47,19 +52,16 @@ def request_fingerprint(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def _replay(row: KeyRecord, scope: str, key: str) -> StoredAnswer | None:
+def _replay(row: KeyRecord, scope: str, key: str) -> Answer | None:
     """The answer stored for the key; None while it has none; 404 when the game it acted
     on was deleted since (``UnitOfWork.delete_games`` left it so)."""
-    if row.state == "completed" and row.body is None and row.status_code == 404:
+    if row.state == "completed" and row.outcome is Outcome.GAME_DELETED:
         raise NotFound("The game this Idempotency-Key acted on has been deleted since.")
-    if row.state != "completed" or row.body is None or row.status_code is None:
+    if row.state != "completed" or row.body is None or row.outcome is None:
         return None
-    return StoredAnswer(
-        status_code=row.status_code,
-        body=unseal(scope, key, row.body),
-        headers=dict(row.headers or {}),
-        replayed=True,
-    )
+    if row.game_id is None or row.version is None:
+        return None
+    return Answer(row.outcome, row.game_id, row.version, unseal(scope, key, row.body), True)
 
 
 @dataclass(slots=True)
@@ -68,13 +70,12 @@ class Attempt:
 
     ``replay`` is the stored answer of an earlier identical request: return it and do
     nothing. Otherwise do the work in ``uow`` (the write unit of work the answer is stored
-    in) and set ``answer`` (and ``game_id``, the game it belongs to, if any).
+    in) and set ``answer`` (which names the game the key then belongs to).
     """
 
     uow: UnitOfWork | None = None
-    replay: StoredAnswer | None = None
-    answer: StoredAnswer | None = None
-    game_id: str | None = None
+    replay: Answer | None = None
+    answer: Answer | None = None
 
 
 class Idempotency:
@@ -112,9 +113,9 @@ class Idempotency:
                 if row is not None and attempt.answer is not None:
                     uow.keys.complete(
                         key_hash,
-                        game_id=attempt.game_id,
-                        status_code=attempt.answer.status_code,
-                        headers=attempt.answer.headers,
+                        game_id=attempt.answer.game_id,
+                        outcome=attempt.answer.outcome,
+                        version=attempt.answer.version,
                         body=seal(scope, key, attempt.answer.body),
                     )
         except BaseException:
@@ -126,15 +127,13 @@ class Idempotency:
         scope: str,
         key: str | None,
         fingerprint: str,
-        work: Callable[[UnitOfWork], StoredAnswer],
+        work: Callable[[UnitOfWork], Answer],
         *,
-        game_id: str | None = None,
         check_access: Callable[[], None] | None = None,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """An idempotent operation's answer: with a key, the one stored for an earlier
         identical request, once ``check_access`` passed (a replay skips no access check);
-        else what ``work`` answers in the unit of work the answer is stored in (the answer
-        of the game ``game_id``, if any)."""
+        else what ``work`` answers in the unit of work the answer is stored in."""
         if key is not None and check_access is not None:
             check_access()
         with self.attempt(scope, key, fingerprint) as attempt:
@@ -142,10 +141,9 @@ class Idempotency:
                 return attempt.replay
             assert attempt.uow is not None
             attempt.answer = work(attempt.uow)
-            attempt.game_id = game_id
         return attempt.answer
 
-    def _claim(self, key_hash: str, fingerprint: str, scope: str, key: str) -> StoredAnswer | None:
+    def _claim(self, key_hash: str, fingerprint: str, scope: str, key: str) -> Answer | None:
         now = utcnow()
         with self.storage.unit_of_work(write=True) as uow:
             keys = uow.keys

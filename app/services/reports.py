@@ -7,8 +7,9 @@ from collections.abc import Collection
 from app.domain import game as rules
 from app.domain.game import GameState
 from app.domain.report import Choice
-from app.services.idempotency import Idempotency, StoredAnswer
+from app.services.idempotency import Answer, Idempotency
 from app.services.storage import UnitOfWork
+from app.services.stored import Outcome
 from app.services.transactions import GameTransactions, reruns_lost_races
 
 
@@ -51,21 +52,22 @@ class ReportService:
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """R-REP-2..R-REP-10: resolve the report once, in period order, applying every
         outcome to the players atomically; a retry with the same Idempotency-Key replays
         the first answer."""
 
-        def resolve(uow: UnitOfWork) -> StoredAnswer:
+        def resolve(uow: UnitOfWork) -> Answer:
             with self.transactions.changing(game_id, token, uow=uow) as change:
                 change.game.report(period)
                 change.who.require_host("resolve a report")
                 change.check_version(if_match)
                 change.apply(rules.resolve(change.game, period, default_choice))
-            return StoredAnswer(
-                201,
+            return Answer(
+                Outcome.REPORT_RESOLVED,
+                game_id,
+                change.game.version,
                 self.transactions.presenter.report(change.game, period),
-                {"ETag": f'"{change.game.version}"'},
             )
 
         return self.idempotency.answer(
@@ -73,6 +75,5 @@ class ReportService:
             key,
             fingerprint,
             resolve,
-            game_id=game_id,
             check_access=lambda: self.transactions.require_host(game_id, token, "resolve a report"),
         )

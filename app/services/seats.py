@@ -15,9 +15,9 @@ from collections.abc import Collection
 from app.domain import game as rules
 from app.domain.game import HOST_SEAT
 from app.services.access import recover
-from app.services.idempotency import Idempotency, StoredAnswer, request_fingerprint
+from app.services.idempotency import Answer, Idempotency, request_fingerprint
 from app.services.storage import UnitOfWork
-from app.services.stored import Credentials
+from app.services.stored import Credentials, Outcome
 from app.services.tokens import hash_recovery_code, hash_token, new_recovery_code, new_token
 from app.services.transactions import Change, GameTransactions
 
@@ -35,7 +35,7 @@ class SeatService:
         if_match: Collection[int] | None,
         key: str | None,
         fingerprint: str,
-    ) -> StoredAnswer:
+    ) -> Answer:
         """The host gives ``seat`` a new token (``host``: the host seat moves to another
         device); the seat's old token is refused from now on. A retry with the same
         Idempotency-Key and the same token replays the first answer, even when that token
@@ -45,19 +45,20 @@ class SeatService:
         # replay: moving the host seat refuses the very token that asked.
         keyed = request_fingerprint(fingerprint, hash_token(token or ""))
 
-        def issue(uow: UnitOfWork) -> StoredAnswer:
+        def issue(uow: UnitOfWork) -> Answer:
             with self.transactions.changing(game_id, token, uow=uow) as change:
                 self._may_change(change, seat, if_match)
                 change.apply(rules.change_seat_token(change.game, seat, "reissued"))
             new = new_token()
             self._store(uow, change, seat, hash_token(new))
-            return StoredAnswer(
-                200,
+            return Answer(
+                Outcome.GAME_CHANGED,
+                game_id,
+                change.game.version,
                 self.transactions.presenter.seat_token(seat, new),
-                {"ETag": f'"{change.game.version}"'},
             )
 
-        return self.idempotency.answer(scope, key, keyed, issue, game_id=game_id)
+        return self.idempotency.answer(scope, key, keyed, issue)
 
     def revoke_token(
         self, game_id: str, seat: str, token: str | None, if_match: Collection[int] | None
@@ -82,14 +83,14 @@ class SeatService:
 
     def recover_host_seat(
         self, game_id: str, recovery_code: str, key: str | None, fingerprint: str
-    ) -> StoredAnswer:
+    ) -> Answer:
         """The host regains its seat with the game's recovery code, when its device and
         what it stored are lost: a new host token and a new recovery code; the old code and
         the old host token are refused from now on. A retry with the same Idempotency-Key
         and code replays the first answer (send one: without it, a lost answer loses the
         seat's new token and code)."""
 
-        def recover_seat(uow: UnitOfWork) -> StoredAnswer:
+        def recover_seat(uow: UnitOfWork) -> Answer:
             with self.transactions.changing(
                 game_id,
                 None,
@@ -100,14 +101,15 @@ class SeatService:
                 change.apply(rules.change_seat_token(change.game, HOST_SEAT, "recovered"))
             host_token, code = new_token(), new_recovery_code()
             self._store(uow, change, HOST_SEAT, hash_token(host_token), code)
-            return StoredAnswer(
-                200,
+            return Answer(
+                Outcome.GAME_CHANGED,
+                game_id,
+                change.game.version,
                 self.transactions.presenter.recovered(host_token, code),
-                {"ETag": f'"{change.game.version}"'},
             )
 
         scope = f"recoverHostSeat:{game_id}"
-        return self.idempotency.answer(scope, key, fingerprint, recover_seat, game_id=game_id)
+        return self.idempotency.answer(scope, key, fingerprint, recover_seat)
 
     @staticmethod
     def _may_change(change: Change, seat: str, if_match: Collection[int] | None) -> None:

@@ -22,6 +22,7 @@ from app.services.stored import (
     Credentials,
     KeyRecord,
     LoggedEvent,
+    Outcome,
     StoredDocument,
     StoredGame,
     StoredVersion,
@@ -154,11 +155,12 @@ class IdempotencyKeys(Protocol):
         key_hash: str,
         *,
         game_id: str | None,
-        status_code: int,
-        headers: Mapping[str, str],
+        outcome: Outcome,
+        version: int,
         body: bytes,
     ) -> None:
-        """Store the sealed answer of the key's attempt."""
+        """Store the outcome of the key's attempt, the game's version after it and its
+        sealed answer."""
         ...
 
     def release(self, key_hash: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from app.domain.game import GameState
@@ -62,11 +63,21 @@ class LoggedEvent:
     data: dict[str, Any]
 
 
+class Outcome(Enum):
+    """What a use case that takes an Idempotency-Key did: the edge says it in its own terms
+    (a status, a Location), the key keeps it for a retry."""
+
+    GAME_CREATED = "game_created"
+    REPORT_RESOLVED = "report_resolved"  # a new document: the report's resolution
+    GAME_CHANGED = "game_changed"
+    GAME_DELETED = "game_deleted"  # since: what is left of a deleted game's keys
+
+
 @dataclass(frozen=True, slots=True)
 class KeyRecord:
     """An Idempotency-Key's claim and, once completed, its sealed answer. When the game it
-    acted on is deleted, what is left until it expires is a completed key with status 404
-    and no answer: a retry with it answers 404 instead of acting again."""
+    acted on is deleted, what is left until it expires is a completed key whose outcome
+    is GAME_DELETED and no answer: a retry with it answers 404 instead of acting again."""
 
     key_hash: str
     request_hash: str
@@ -75,6 +86,6 @@ class KeyRecord:
     created_at: datetime
     expires_at: datetime
     game_id: str | None = None
-    status_code: int | None = None
-    headers: Mapping[str, str] | None = None
+    outcome: Outcome | None = None
+    version: int | None = None  # of the game, after the work
     body: bytes | None = None

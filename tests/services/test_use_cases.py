@@ -18,6 +18,7 @@ from app.services.errors import (
     VersionMismatch,
 )
 from app.services.idempotency import request_fingerprint
+from app.services.stored import Outcome
 from tests.services.conftest import MAX_EVENTS, UseCases, create, new_game
 
 KEY = "service-level-key-0123456789"
@@ -27,10 +28,10 @@ def test_create_answers_the_game_and_tokens_once_and_replays_them(use_cases: Use
     fingerprint = request_fingerprint("createGame", "same body")
     first = use_cases.games.create_game(new_game(), KEY, fingerprint)
     again = use_cases.games.create_game(new_game(), KEY, fingerprint)
-    assert (first.status_code, first.replayed, again.replayed) == (201, False, True)
-    assert again.body == first.body and again.headers == first.headers
+    assert (first.outcome, first.replayed, again.replayed) == (Outcome.GAME_CREATED, False, True)
+    assert (again.body, again.game_id, again.version) == (first.body, first.game_id, 1)
     body = json.loads(first.body)
-    assert first.headers["Location"] == f"/v1/games/{body['game']['id']}"
+    assert first.game_id == body["game"]["id"]
     assert set(body["player_tokens"]) == {"p1", "p2", "p3"}
     with pytest.raises(IdempotencyKeyReused):
         use_cases.games.create_game(new_game(), KEY, request_fingerprint("createGame", "other"))
@@ -116,7 +117,11 @@ def test_resolving_answers_the_report_and_replays_it(use_cases: UseCases) -> Non
     fingerprint = request_fingerprint("resolve", "{}")
     answer = use_cases.reports.resolve(game.id, 1, "support", game.host, {3}, KEY, fingerprint)
     replay = use_cases.reports.resolve(game.id, 1, "support", game.host, {3}, KEY, fingerprint)
-    assert (answer.status_code, answer.headers["ETag"], replay.replayed) == (201, '"4"', True)
+    assert (answer.outcome, answer.version, replay.replayed) == (
+        Outcome.REPORT_RESOLVED,
+        4,
+        True,
+    )
     outcomes = {o["player_id"]: o["outcome"] for o in json.loads(answer.body)["outcomes"]}
     assert outcomes == {"p1": "supported", "p2": "excommunicated", "p3": "excommunicated"}
     state = use_cases.reports.get_report(game.id, 1, game.host)

@@ -24,6 +24,7 @@ from app.services.stored import (
     Credentials,
     KeyRecord,
     LoggedEvent,
+    Outcome,
     StoredDocument,
     StoredGame,
     StoredVersion,
@@ -211,8 +212,8 @@ class FakeKeys(_OnTables):
     def extend_lease(self, key_hash: str, locked_until: datetime) -> None:
         self._update(key_hash, locked_until=locked_until)
 
-    def complete(self, key_hash: str, *, headers: Mapping[str, str], **answer: Any) -> None:
-        self._update(key_hash, state="completed", headers=dict(headers), **answer)
+    def complete(self, key_hash: str, **answer: Any) -> None:
+        self._update(key_hash, state="completed", **answer)
 
     def release(self, key_hash: str) -> None:
         record = self.t.keys.get(key_hash)
@@ -265,8 +266,8 @@ class FakeUnitOfWork:
                     record,
                     game_id=None,
                     state="completed",
-                    status_code=404,
-                    headers=None,
+                    outcome=Outcome.GAME_DELETED,
+                    version=None,
                     body=None,
                 )
         feed = _feed(changes)
