@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from app.api.presenters import GameDocuments
+from app.api.presenters import JsonPresenter
 from app.domain.tiles import Catalogue
 from app.persistence.changes import ChangeFeed as DatabaseChangeFeed
 from app.persistence.db import Database
@@ -81,7 +81,7 @@ def compose(settings: Settings, ports: StoragePorts, catalogue: Catalogue) -> Us
     idempotency = Idempotency(storage, timedelta(hours=settings.idempotency_ttl_hours))
     transactions = GameTransactions(
         storage,
-        GameDocuments(catalogue),
+        JsonPresenter(catalogue),
         limits=write_limits(settings),
         changes=ports.changes,
         rows=ports.rows,

@@ -1,6 +1,6 @@
 """Domain values as the API's documents.
 
-:class:`GameDocuments` is the presenter the use cases store their answers with (the read
+:class:`JsonPresenter` is the presenter the use cases store their answers with (the read
 model of each game, the replayable answers of idempotent requests); the functions below
 it shape the calculations' results.
 """
@@ -38,7 +38,7 @@ from app.domain.tiles import Catalogue
 DOCUMENT_FORMAT = 1
 
 
-class GameDocuments:
+class JsonPresenter:
     """Renders stored games, for the API and for the use cases (their ``Presenter`` port)."""
 
     def __init__(self, catalogue: Catalogue) -> None:
