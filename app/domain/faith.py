@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 MAX_FAITH = 15
 
@@ -28,6 +29,8 @@ PERIODS: tuple[Period, ...] = (
     Period(number=3, report_round=6, threshold=5),
 )
 LAST_PERIOD = 3
+#: A period's number where a value carries one (1, 2 or 3): the contract lists them.
+PeriodNumber = Annotated[int, "a period: 1, 2 or 3"]
 
 
 def period_info(number: int) -> Period:
