@@ -37,9 +37,10 @@ from app.domain.events import (
 from app.domain.events import (
     ReportResolved as ReportResolvedEvent,
 )
-from app.domain.faith import MAX_FAITH, add_faith, cap_faith, period_info
-from app.domain.leaders import LeaderId
+from app.domain.faith import MAX_FAITH, add_faith, cap_faith, faith_sent_error, period_info
+from app.domain.leaders import LeaderId, check_leaders
 from app.domain.names import check_player_name, first_clash
+from app.domain.players import check_seats
 from app.domain.report import Choice, ReportPlayer, is_eligible, resolve_report
 from app.domain.rounds import in_report_phase, next_round
 from app.domain.state import GameState, ReportState
@@ -69,14 +70,15 @@ def create_game(
     random_seed: int,
     track_rounds: bool = False,
 ) -> GameCreated:
-    """The event that starts a game: players p1, p2... in the order given (also the first
+    """The event that starts a game of 2 to 5 players (R-PLY-1), each holding each leader
+    at most once (R-PLY-2): players p1, p2... in the order given (also the first
     turn order), every report open, and the tiles drawn from ``seed`` (``random_seed``
     when neither a seed nor tiles are given) or named in ``tiles`` (R-DRAW-1..3); with
     ``track_rounds``, at round 1 (R-RND-1)."""
+    check_seats(len(players), expansions)
     for index, player in enumerate(players):
         check_player_name(player.name, ("players", index, "name"))
-        if len(set(player.leaders)) != len(player.leaders):
-            raise InvalidInput("a leader is listed twice", loc=("players", index, "leaders"))
+        check_leaders(player.leaders, ("players", index, "leaders"))
     clash = first_clash([player.name for player in players])
     if clash is not None:
         earlier, later = clash
@@ -107,10 +109,13 @@ def create_game(
 
 
 def set_faith(game: GameState, values: Mapping[str, int]) -> FaithSet | None:
-    """R-FT-2: faith above 15 is kept as 15; the event lists the players whose faith
+    """R-FT-2, R-FT-4: faith above 15 is kept as 15; the event lists the players whose faith
     changes, with how much each lost."""
     changes = []
     for player_id, value in values.items():
+        refused = faith_sent_error(value)
+        if refused is not None:
+            raise InvalidInput(refused, loc=("faith", player_id))
         capped = cap_faith(value)
         before = game.player(player_id).faith
         if capped.faith != before:
@@ -134,8 +139,8 @@ def change_faith(game: GameState, player_id: str, delta: int) -> FaithChanged | 
 
 
 def set_leaders(game: GameState, player_id: str, leaders: Sequence[LeaderId]) -> LeadersSet | None:
-    if len(set(leaders)) != len(leaders):
-        raise InvalidInput("a leader is listed twice", loc=("leaders",))
+    """R-PLY-2: the player's leaders, each at most once."""
+    check_leaders(leaders, ("leaders",))
     before = game.player(player_id).leaders
     if before == tuple(leaders):
         return None

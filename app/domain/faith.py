@@ -11,6 +11,9 @@ MAX_FAITH = 15
 FAITH_VICTORY_POINTS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 7, 9, 11, 13, 15, 17, 19, 22, 25, 30)
 
 SISTO_IV_BONUS = 5
+#: R-FT-4: the most faith a client may send, in a stored game or a calculation alike: far
+#: above the track (above 15 is lost, R-FT-2), never a table's count.
+MAX_FAITH_SENT = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,16 @@ def cap_faith(value: int) -> CappedFaith:
         raise ValueError("faith cannot be negative")
     kept = min(value, MAX_FAITH)
     return CappedFaith(faith=kept, lost=value - kept)
+
+
+def faith_sent_error(value: int) -> str | None:
+    """R-FT-4: why a faith value a client sent is refused (negative, or above
+    MAX_FAITH_SENT); None when it is taken."""
+    if value < 0:
+        return "faith cannot be negative"
+    if value > MAX_FAITH_SENT:
+        return f"faith is at most {MAX_FAITH_SENT} (above 15 is lost, R-FT-2)"
+    return None
 
 
 def faith_victory_points(faith: int) -> int:

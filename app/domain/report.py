@@ -12,6 +12,7 @@ from app.domain.faith import (
     MAX_FAITH,
     SISTO_IV_BONUS,
     cap_faith,
+    faith_sent_error,
     faith_victory_points,
     period_info,
 )
@@ -120,8 +121,9 @@ def resolve_report(
                 f"player {player.id!r} is listed twice", loc=("players", index, "id")
             )
         seen.add(player.id)
-        if player.faith < 0:
-            raise InvalidInput("faith cannot be negative", loc=("players", index, "faith"))
+        refused = faith_sent_error(player.faith)
+        if refused is not None:
+            raise InvalidInput(refused, loc=("players", index, "faith"))
 
     last = period == LAST_PERIOD
     pending = [

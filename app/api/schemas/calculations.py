@@ -6,7 +6,9 @@ from pydantic import Field
 
 from app.api.schemas.base import (
     Amount,
+    FaithIn,
     PeriodNumber,
+    PlayerLeaders,
     PlayerRef,
     Resources,
     ResponseModel,
@@ -17,13 +19,15 @@ from app.api.schemas.base import (
 from app.domain.actions import ActionRequest, FamilyMember, Origin
 from app.domain.effects import Action
 from app.domain.gains import Gain, SourceKind, WoodOrStone
-from app.domain.leaders import LeaderId as Leader
 from app.domain.order import OrderPlayer
+from app.domain.players import MAX_PLAYERS
 from app.domain.report import Choice, Outcome, ReportPlayer
 from app.domain.scoring import ScorePartName, ScoringPlayer
 from app.services.calculations import Holding
 
 Excommunications = list[TileId]
+# A calculation has no expansions to check a table's seats against: it takes up to five
+# players, the most any table seats (docs/rules.md, ruling 18).
 
 
 # ---- Vatican Report -------------------------------------------------------------------
@@ -35,8 +39,8 @@ class ReportPlayerIn(StrictModel):
     )
 
     id: PlayerRef
-    faith: Amount
-    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    faith: FaithIn
+    leaders: PlayerLeaders = Field(default_factory=list)
     choice: Choice | None = None
 
     def to_domain(self) -> ReportPlayer:
@@ -58,7 +62,7 @@ class VaticanReportCalculation(StrictModel):
 
     period: int = Field(ge=1, le=3, description="1, 2 or 3 (periods I-III)")
     tile_id: TileId | None = None
-    players: list[ReportPlayerIn] = Field(min_length=1, max_length=5)
+    players: list[ReportPlayerIn] = Field(min_length=1, max_length=MAX_PLAYERS)
     default_choice: Choice | None = None
 
 
@@ -118,7 +122,7 @@ class GainsCalculation(StrictModel):
     )
 
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
-    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    leaders: PlayerLeaders = Field(default_factory=list)
     gains: list[GainIn] = Field(min_length=1, max_length=50)
 
 
@@ -238,7 +242,7 @@ class PlacementOrderCalculation(StrictModel):
         }
     )
 
-    players: list[OrderPlayerIn] = Field(min_length=1, max_length=5)
+    players: list[OrderPlayerIn] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class PlacementRead(ResponseModel):
@@ -330,7 +334,7 @@ class FinalScoresCalculation(StrictModel):
         }
     )
 
-    players: list[ScoringPlayerIn] = Field(min_length=1, max_length=5)
+    players: list[ScoringPlayerIn] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class GameFinalScoresCalculation(StrictModel):
@@ -346,7 +350,7 @@ class GameFinalScoresCalculation(StrictModel):
         }
     )
 
-    players: list[ScoringPlayerFields] = Field(min_length=1, max_length=5)
+    players: list[ScoringPlayerFields] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class ScorePartRead(ResponseModel):

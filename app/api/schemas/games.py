@@ -8,8 +8,10 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from app.api.schemas.base import (
+    FaithIn,
     PeriodKey,
     PeriodNumber,
+    PlayerLeaders,
     PlayerRef,
     ResponseModel,
     Seed,
@@ -26,7 +28,7 @@ from app.api.schemas.events import EventRead as EventRead
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
 from app.domain.game import MAX_FAITH_DELTA, NewPlayer, PlayType
-from app.domain.leaders import LeaderId as Leader
+from app.domain.players import BASE_GAME_PLAYERS, HOUSES_OF_RENAISSANCE, MAX_PLAYERS, MIN_PLAYERS
 from app.domain.report import Choice
 from app.services.games import NewGame
 
@@ -36,15 +38,13 @@ PlayerName = Annotated[
         strip_whitespace=True, min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$"
     ),
 ]
-# Faith as sent by a client: anything above 15 is stored as 15 and reported as lost.
-FaithIn = Annotated[int, Field(ge=0, le=1000)]
 
 
 class PlayerCreate(StrictModel):
     model_config = examples({"name": "Anna", "leaders": ["sisto_iv"]})
 
     name: PlayerName
-    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    leaders: PlayerLeaders = Field(default_factory=list)
 
 
 class NamedTiles(StrictModel):
@@ -77,7 +77,13 @@ class GameCreate(StrictModel):
         {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 7, "track_rounds": True},
     )
 
-    players: list[PlayerCreate] = Field(min_length=2, max_length=5)
+    players: list[PlayerCreate] = Field(
+        min_length=MIN_PLAYERS,
+        max_length=MAX_PLAYERS,
+        description=f"{MIN_PLAYERS} to {BASE_GAME_PLAYERS} players; a fifth seat comes with "
+        f"the Houses of Renaissance expansion: `{HOUSES_OF_RENAISSANCE}` in `expansions` "
+        "(R-PLY-1).",
+    )
     expansions: list[str] = Field(default_factory=lambda: ["base"], min_length=1, max_length=8)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     tiles: NamedTiles | None = None
@@ -172,7 +178,7 @@ class FaithChangeRead(ResponseModel):
 class FaithBatchUpdate(StrictModel):
     model_config = examples({"faith": {"p1": 3, "p2": 7}})
 
-    faith: dict[PlayerRef, FaithIn] = Field(min_length=1, max_length=5)
+    faith: dict[PlayerRef, FaithIn] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class FaithBatchRead(ResponseModel):
@@ -183,13 +189,13 @@ class FaithBatchRead(ResponseModel):
 class LeadersUpdate(StrictModel):
     model_config = examples({"leaders": ["sisto_iv"]})
 
-    leaders: list[Leader] = Field(max_length=3)
+    leaders: PlayerLeaders
 
 
 class TurnOrderUpdate(StrictModel):
     model_config = examples({"turn_order": ["p2", "p1", "p3"]})
 
-    turn_order: list[PlayerRef] = Field(min_length=2, max_length=5)
+    turn_order: list[PlayerRef] = Field(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
 
 
 class DecisionUpdate(StrictModel):
