@@ -31,6 +31,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from tests.support.tile_packs import FIVE_SEATS
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -45,6 +47,7 @@ GAMES = [
     {"players": [{"name": "Anna"}, {"name": "Bruno"}, {"name": "Carla"}], "seed": 7},
     {
         "players": [{"name": n} for n in ("Anna", "Bruno", "Carla", "Dario", "Elena")],
+        "expansions": FIVE_SEATS,  # the fifth seat comes with Houses of Renaissance
         "tiles": {"1": "I-2", "2": "II-7", "3": "III-4"},
     },
 ]
