@@ -16,6 +16,7 @@ from app.domain.faith import (
     faith_victory_points,
     period_info,
 )
+from app.domain.json_data import from_data
 from app.domain.leaders import MARTIN_LUTERO, SISTO_IV
 
 Choice = Literal["support", "refuse"]
@@ -67,18 +68,8 @@ class Outcome:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Outcome:
         """An outcome from its stored form (``dataclasses.asdict``, through JSON)."""
-        return cls(
-            player_id=data["player_id"],
-            faith_before=data["faith_before"],
-            faith_after=data["faith_after"],
-            threshold=data["threshold"],
-            outcome=data["outcome"],
-            excommunicated=data["excommunicated"],
-            tile_id=data["tile_id"],
-            victory_points=ReportVictoryPoints(**data["victory_points"]),
-            rules=tuple(data["rules"]),
-            notes=tuple(data.get("notes", ())),
-        )
+        outcome: Outcome = from_data(cls, data)
+        return outcome
 
 
 @dataclass(frozen=True, slots=True)

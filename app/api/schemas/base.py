@@ -15,6 +15,8 @@ MAX_AMOUNT = 9_999
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 PlayerRef = Annotated[str, Field(min_length=1, max_length=64)]
 TileId = Annotated[str, Field(min_length=1, max_length=16, examples=["I-2"])]
+#: The tiles a player of a calculation holds, by id.
+Excommunications = list[TileId]
 #: A period of the game (I, II, III) as the answers give it.
 PeriodNumber = Literal[1, 2, 3]
 #: A period as an object key ("1", "2", "3").
