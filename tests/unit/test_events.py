@@ -18,6 +18,7 @@ from app.domain.json_data import key_of
 from tests.unit.stored_games import Table
 
 API_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
 
 def every_type_played() -> Table:
@@ -89,3 +90,18 @@ def test_the_api_guide_names_every_key_of_every_events_data() -> None:
         named = set(re.findall(r"`([a-z_]+)`", rows[kind.type]))
         missing = [key for key in _keys(kind) if key not in named]
         assert not missing, f"docs/api.md: the {kind.type} row does not name {missing}"
+
+
+def test_the_contract_s_event_schemas_are_the_declared_fields() -> None:
+    """Each type's `<Class>Event` and its `data` schema: the fields' keys, required in
+    their order, with their descriptions (undo and redo share ChangeRevertedData)."""
+    schemas = json.loads(CONTRACT.read_text("utf-8"))["components"]["schemas"]
+    mapping = schemas["EventRead"]["discriminator"]["mapping"]
+    for kind in EVENTS:
+        event = schemas[mapping[kind.type].rsplit("/", 1)[-1]]
+        assert event["properties"]["type"]["const"] == kind.type
+        data = schemas[event["properties"]["data"]["$ref"].rsplit("/", 1)[-1]]
+        assert data["required"] == _keys(kind)
+        for field in fields(kind):
+            description = field.metadata.get("description")
+            assert data["properties"][key_of(field)].get("description") == description

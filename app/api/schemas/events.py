@@ -106,8 +106,6 @@ def _api_type(hint: Any) -> Any:
         return dict[key, _api_type(args[1])]  # type: ignore[misc,valid-type]
     if origin is Literal or hint in (str, int, bool) or hint is type(None):
         return hint
-    if origin is Annotated:
-        raise TypeError(f"{hint}: say in _SERVED_AS how the API serves it")
     if isinstance(hint, type) and hint.__module__ == events.__name__ and is_dataclass(hint):
         return _model(hint, hint.__name__)
     raise TypeError(f"{hint}: say in _SERVED_AS how the API serves it")
