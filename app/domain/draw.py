@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
 from app.domain.errors import InvalidInput
 from app.domain.faith import PERIODS
@@ -26,6 +27,8 @@ DRAW_ALGORITHM = "sha256-mod-v1"
 # The largest integer a JavaScript Number holds exactly (and a signed 64-bit column stores):
 # a web client reads and sends every seed, server-drawn ones too, without rounding.
 MAX_SEED = 2**53 - 1
+#: A draw seed where a value carries one: 0 to MAX_SEED.
+Seed = Annotated[int, "a draw seed: 0 to MAX_SEED"]
 
 
 @dataclass(frozen=True, slots=True)

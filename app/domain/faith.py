@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 MAX_FAITH = 15
 
@@ -10,6 +11,9 @@ MAX_FAITH = 15
 FAITH_VICTORY_POINTS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 7, 9, 11, 13, 15, 17, 19, 22, 25, 30)
 
 SISTO_IV_BONUS = 5
+#: R-FT-4: the most faith a client may send, in a stored game or a calculation alike: far
+#: above the track (above 15 is lost, R-FT-2), never a table's count.
+MAX_FAITH_SENT = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,8 @@ PERIODS: tuple[Period, ...] = (
     Period(number=3, report_round=6, threshold=5),
 )
 LAST_PERIOD = 3
+#: A period's number where a value carries one (1, 2 or 3): the contract lists them.
+PeriodNumber = Annotated[int, "a period: 1, 2 or 3"]
 
 
 def period_info(number: int) -> Period:
@@ -53,6 +59,16 @@ def cap_faith(value: int) -> CappedFaith:
         raise ValueError("faith cannot be negative")
     kept = min(value, MAX_FAITH)
     return CappedFaith(faith=kept, lost=value - kept)
+
+
+def faith_sent_error(value: int) -> str | None:
+    """R-FT-4: why a faith value a client sent is refused (negative, or above
+    MAX_FAITH_SENT); None when it is taken."""
+    if value < 0:
+        return "faith cannot be negative"
+    if value > MAX_FAITH_SENT:
+        return f"faith is at most {MAX_FAITH_SENT} (above 15 is lost, R-FT-2)"
+    return None
 
 
 def faith_victory_points(faith: int) -> int:

@@ -12,9 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from app.domain.errors import NothingToRedo, NothingToUndo
-from app.domain.game import ChangeRef, GameEvent, GameState, replay, reverted
+from app.domain.events import (
+    ChangeRedone,
+    ChangeReverted,
+    ChangeUndone,
+    DecisionSet,
+    GameEvent,
+    ReportResolved,
+    typed,
+)
+from app.domain.replay import replay
+from app.domain.state import ChangeRef, GameState
+from app.domain.views import report_view
 
 #: A logged event: its seq, when it was logged, and the event.
 LoggedChange = tuple[int, datetime, GameEvent]
@@ -22,7 +34,7 @@ LoggedChange = tuple[int, datetime, GameEvent]
 LogReader = Callable[[Sequence[int]], Iterable[LoggedChange]]
 
 
-def undo(game: GameState, read: LogReader) -> GameEvent:
+def undo(game: GameState, read: LogReader) -> ChangeUndone:
     """R-UNDO-1, R-UNDO-3: the event that reverts the last change of play still in effect
     (a resolution included: its report is open again); ``read`` gives the events it needs
     of the game's log (none when there is nothing to undo)."""
@@ -31,10 +43,10 @@ def undo(game: GameState, read: LogReader) -> GameEvent:
     change = game.undoable[-1]
     logged = _read(read, game.undoable)
     before = _effective(game.id, logged, game.undoable[:-1])
-    return reverted(change, logged[change.seq][2], before, undone=True)
+    return _reverting(ChangeUndone, change, logged[change.seq][2], before)
 
 
-def redo(game: GameState, read: LogReader) -> GameEvent:
+def redo(game: GameState, read: LogReader) -> ChangeRedone:
     """R-UNDO-2: the event that applies the most recently undone change again, while no
     change of play came since it was undone."""
     if not game.redoable:
@@ -46,7 +58,7 @@ def redo(game: GameState, read: LogReader) -> GameEvent:
     effective = (*game.undoable, change)
     logged = _read(read, effective)
     after = _effective(game.id, logged, effective)
-    return reverted(change, logged[change.seq][2], after, undone=False)
+    return _reverting(ChangeRedone, change, logged[change.seq][2], after)
 
 
 def _read(read: LogReader, changes: Sequence[ChangeRef]) -> dict[int, LoggedChange]:
@@ -63,3 +75,25 @@ def _effective(
         if entry is None or entry[2].type != change.type:
             raise ValueError(f"game {game_id}: the log does not hold {change}")
     return replay(game_id, [logged[1], *(logged[change.seq] for change in changes)])
+
+
+Reverting = TypeVar("Reverting", bound=ChangeReverted)
+
+
+def _reverting(
+    kind: type[Reverting], change: ChangeRef, logged: GameEvent, state: GameState
+) -> Reverting:
+    """The event that undoes (or redoes) ``change``, logged as ``logged``, leaving the
+    game's values as ``state`` has them (R-UNDO-1..3): every player and the turn order,
+    the report the change touched and the round, as clients read them, so that ``apply``
+    (and a client) puts them in place without reading anything else."""
+    touched = typed(logged)
+    period = touched.period if isinstance(touched, DecisionSet | ReportResolved) else None
+    return kind(
+        seq=change.seq,
+        change_type=change.type,
+        players=state.players,
+        turn_order=state.turn_order,
+        report=None if period is None else report_view(state, period),
+        round=state.round,
+    )

@@ -12,9 +12,11 @@ from app.domain.faith import (
     MAX_FAITH,
     SISTO_IV_BONUS,
     cap_faith,
+    faith_sent_error,
     faith_victory_points,
     period_info,
 )
+from app.domain.json_data import from_data
 from app.domain.leaders import MARTIN_LUTERO, SISTO_IV
 
 Choice = Literal["support", "refuse"]
@@ -66,18 +68,8 @@ class Outcome:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Outcome:
         """An outcome from its stored form (``dataclasses.asdict``, through JSON)."""
-        return cls(
-            player_id=data["player_id"],
-            faith_before=data["faith_before"],
-            faith_after=data["faith_after"],
-            threshold=data["threshold"],
-            outcome=data["outcome"],
-            excommunicated=data["excommunicated"],
-            tile_id=data["tile_id"],
-            victory_points=ReportVictoryPoints(**data["victory_points"]),
-            rules=tuple(data["rules"]),
-            notes=tuple(data.get("notes", ())),
-        )
+        outcome: Outcome = from_data(cls, data)
+        return outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +112,9 @@ def resolve_report(
                 f"player {player.id!r} is listed twice", loc=("players", index, "id")
             )
         seen.add(player.id)
-        if player.faith < 0:
-            raise InvalidInput("faith cannot be negative", loc=("players", index, "faith"))
+        refused = faith_sent_error(player.faith)
+        if refused is not None:
+            raise InvalidInput(refused, loc=("players", index, "faith"))
 
     last = period == LAST_PERIOD
     pending = [

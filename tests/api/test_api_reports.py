@@ -4,12 +4,22 @@ its event log are checked unchanged."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from fastapi import FastAPI
 
 from tests.api.conftest import GameHandle, create_game
 from tests.api.test_api_support import assert_problem, assert_unchanged, snapshot
+from tests.support.tile_packs import FIVE_SEATS, hor_app
+
+
+@pytest.fixture
+def app(database_url: str, tmp_path: Path) -> FastAPI:
+    """The app with a Houses of Renaissance pack to enable: a game of five needs it."""
+    return hor_app(database_url, tmp_path)
 
 
 def decisions(report: dict[str, Any]) -> list[tuple[str, bool, str | None]]:
@@ -198,8 +208,13 @@ async def test_decisions_pending_in_turn_order_and_nothing_written(
 async def test_resolution_applies_every_outcome_atomically(
     client: httpx.AsyncClient,
 ) -> None:
+    """Five players, so with Houses of Renaissance (R-PLY-1); the tiles seed 42 draws from
+    the base pools."""
     game = await create_game(
         client,
+        expansions=FIVE_SEATS,
+        seed=None,
+        tiles={"1": "I-6", "2": "II-3", "3": "III-7"},
         players=[
             {"name": "Anna", "leaders": ["sisto_iv"]},
             {"name": "Bruno"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from fastapi import FastAPI
 from app.main import create_app
 from app.settings import Settings
 from tests.settings import LIMITS_OFF
+from tests.support.tile_packs import hor_pack
 
 # "stateless" / "stateful" -> requests sent in this pytest run.
 REQUESTS: Counter[str] = Counter()
@@ -39,11 +41,13 @@ def request_tally() -> Counter[str]:
 
 
 @pytest.fixture
-def contract_app(database_url: str) -> Iterator[FastAPI]:
+def contract_app(database_url: str, tmp_path: Path) -> Iterator[FastAPI]:
     # Streams and long-polls answer at once: a generated request must not wait for a
-    # change nobody makes (tests/live covers them).
+    # change nobody makes (tests/live covers them). A Houses of Renaissance pack to
+    # enable: the stateful flow's game of five needs it (R-PLY-1).
     settings = Settings(
         database_url=database_url,
+        tile_packs_dir=hor_pack(tmp_path),
         stream_max_seconds=0.05,
         long_poll_max_seconds=0.05,
         **LIMITS_OFF,

@@ -10,6 +10,7 @@ purpose, update ``PINNED`` in the same commit and say why.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +19,14 @@ from fastapi import FastAPI
 
 from tests.api.conftest import GameHandle, create_game
 from tests.statements import count_statements
+from tests.support.tile_packs import expansions_for, hor_app
+
+
+@pytest.fixture
+def app(database_url: str, tmp_path: Path) -> FastAPI:
+    """The app with a Houses of Renaissance pack to enable: the games of five need it."""
+    return hor_app(database_url, tmp_path)
+
 
 # A game is one row: a read is one SELECT of it (the read model for getGame, its version
 # and token hashes for a 304), a change one locked SELECT, one UPDATE of the row and the
@@ -114,7 +123,12 @@ async def _count(
 async def _measure(app: FastAPI, client: httpx.AsyncClient, players: int) -> dict[str, list[str]]:
     """The statements of every measured operation, on a game of ``players`` players."""
     counts: dict[str, list[str]] = {}
-    body = {"players": _players(players), "seed": 42, "track_rounds": True}
+    body = {
+        "players": _players(players),
+        "expansions": expansions_for(players),
+        "seed": 42,
+        "track_rounds": True,
+    }
     handle: GameHandle | None = None
 
     handle_data: dict[str, Any] = {}

@@ -13,11 +13,10 @@ from app.domain.game import GameEvent, GameState, NewPlayer, apply
 from app.persistence.db import Database
 from app.persistence.repositories import Credentials, GameRepository
 from app.services.storage import LostRace
-from app.services.tile_packs import load_catalogue
+from tests.support.tile_packs import catalogue_with_hor, expansions_for
 
 GameFactory = Callable[..., GameState]
 AT = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
-CATALOGUE = load_catalogue()
 
 
 def build_game(players: int = 3) -> GameState:
@@ -29,9 +28,9 @@ def build_game(players: int = 3) -> GameState:
     ]
     events = [
         rules.create_game(
-            CATALOGUE,
+            catalogue_with_hor(),
             names,
-            ["base"],
+            expansions_for(players),
             seed=2**40 + 7,
             tiles=None,
             players_enter_faith=False,

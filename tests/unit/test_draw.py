@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
@@ -12,27 +11,9 @@ from app.domain.draw import DRAW_ALGORITHM, MAX_SEED, draw_index, draw_tiles, na
 from app.domain.errors import InvalidInput, UnknownExpansion
 from app.domain.tiles import Catalogue
 from app.services.tile_packs import load_catalogue
+from tests.support.tile_packs import hor_pack
 
 BASE = ["base"]
-
-
-def hor_pack(tmp_path: Path) -> Path:
-    """A stand-in HoR pack (effects made up for the test, never shipped)."""
-    tiles = [
-        {
-            "id": f"HOR-{period}",
-            "period": period,
-            "effect": {"kind": "gain_reduction", "resources": ["coins"]},
-            "text": {"en": f"Test tile {period}", "it": f"Tessera di prova {period}"},
-        }
-        for period in (1, 2, 3)
-    ]
-    folder = tmp_path / "packs"
-    folder.mkdir()
-    (folder / "hor.json").write_text(
-        json.dumps({"format": 1, "expansion": "hor", "tiles": tiles}), "utf-8"
-    )
-    return folder
 
 
 @pytest.mark.parametrize("seed", [0, 1, 42, 2**40, MAX_SEED])

@@ -1,4 +1,4 @@
-"""The stored game's commands (app/domain/game.py): a command that would leave the game as
+"""The stored game's commands (app/domain/commands.py): a command that would leave the game as
 it is returns no event, so nothing is logged and the version stays."""
 
 from __future__ import annotations

@@ -30,9 +30,8 @@ from app.api.schemas.calculations import (
     GameFinalScoresCalculation,
     PlayerGainsCalculation,
 )
+from app.api.schemas.events import EventList, EventRead
 from app.api.schemas.games import (
-    EventList,
-    EventRead,
     FaithBatchRead,
     FaithBatchUpdate,
     FaithChangeCreate,

@@ -17,7 +17,7 @@ from app.api.headers import Token
 from app.api.problems import problem_responses
 from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber, is_ascii_digits
-from app.api.schemas.games import EventRead
+from app.api.schemas.events import EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
 from app.settings import Settings

@@ -4,21 +4,42 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from app.domain.draw import MAX_SEED
+from app.domain.faith import MAX_FAITH_SENT
+from app.domain.leaders import LEADER_TWICE, MAX_LEADERS, LeaderId, repeated_leader
 
 # A bound on every count a client sends: far above any real game, far below overflow.
 MAX_AMOUNT = 9_999
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 PlayerRef = Annotated[str, Field(min_length=1, max_length=64)]
 TileId = Annotated[str, Field(min_length=1, max_length=16, examples=["I-2"])]
+#: The tiles a player of a calculation holds, by id.
+Excommunications = list[TileId]
 #: A period of the game (I, II, III) as the answers give it.
 PeriodNumber = Literal[1, 2, 3]
 #: A period as an object key ("1", "2", "3").
 PeriodKey = Literal["1", "2", "3"]
 #: A draw seed: at most 2^53-1, which every JSON client (JavaScript too) holds exactly.
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+#: Faith as a client sends it, to a stored game or a calculation (R-FT-4): above 15 is
+#: lost (R-FT-2).
+FaithIn = Annotated[int, Field(ge=0, le=MAX_FAITH_SENT)]
+
+
+def _each_leader_once(leaders: list[LeaderId]) -> list[LeaderId]:
+    if repeated_leader(leaders) is not None:
+        raise ValueError(LEADER_TWICE)
+    return leaders
+
+
+#: The leaders a player holds, in a stored game or a calculation: each once (R-PLY-2).
+PlayerLeaders = Annotated[
+    list[LeaderId],
+    Field(max_length=MAX_LEADERS, json_schema_extra={"uniqueItems": True}),
+    AfterValidator(_each_leader_once),
+]
 
 
 def is_ascii_digits(text: str, max_length: int) -> bool:

@@ -1,4 +1,5 @@
-"""Stateless calculations: report, gains, action value, placement order, final scores."""
+"""Stateless calculations: report, gains, action value, placement order; the final scores'
+schemas are in ``final_scores.py``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from pydantic import Field
 
 from app.api.schemas.base import (
     Amount,
+    Excommunications,
+    FaithIn,
     PeriodNumber,
+    PlayerLeaders,
     PlayerRef,
     Resources,
     ResponseModel,
@@ -14,16 +18,21 @@ from app.api.schemas.base import (
     TileId,
     examples,
 )
+
+# The final scores' schemas, imported from here by the routers beside the other calculations.
+from app.api.schemas.final_scores import FinalScoresCalculation as FinalScoresCalculation
+from app.api.schemas.final_scores import FinalScoresResult as FinalScoresResult
+from app.api.schemas.final_scores import GameFinalScoresCalculation as GameFinalScoresCalculation
 from app.domain.actions import ActionRequest, FamilyMember, Origin
 from app.domain.effects import Action
 from app.domain.gains import Gain, SourceKind, WoodOrStone
-from app.domain.leaders import LeaderId as Leader
 from app.domain.order import OrderPlayer
+from app.domain.players import MAX_PLAYERS
 from app.domain.report import Choice, Outcome, ReportPlayer
-from app.domain.scoring import ScorePartName, ScoringPlayer
 from app.services.calculations import Holding
 
-Excommunications = list[TileId]
+# A calculation has no expansions to check a table's seats against: it takes up to five
+# players, the most any table seats (docs/rules.md, ruling 18).
 
 
 # ---- Vatican Report -------------------------------------------------------------------
@@ -35,8 +44,8 @@ class ReportPlayerIn(StrictModel):
     )
 
     id: PlayerRef
-    faith: Amount
-    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    faith: FaithIn
+    leaders: PlayerLeaders = Field(default_factory=list)
     choice: Choice | None = None
 
     def to_domain(self) -> ReportPlayer:
@@ -58,7 +67,7 @@ class VaticanReportCalculation(StrictModel):
 
     period: int = Field(ge=1, le=3, description="1, 2 or 3 (periods I-III)")
     tile_id: TileId | None = None
-    players: list[ReportPlayerIn] = Field(min_length=1, max_length=5)
+    players: list[ReportPlayerIn] = Field(min_length=1, max_length=MAX_PLAYERS)
     default_choice: Choice | None = None
 
 
@@ -118,7 +127,7 @@ class GainsCalculation(StrictModel):
     )
 
     excommunications: Excommunications = Field(default_factory=list, max_length=3)
-    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    leaders: PlayerLeaders = Field(default_factory=list)
     gains: list[GainIn] = Field(min_length=1, max_length=50)
 
 
@@ -238,7 +247,7 @@ class PlacementOrderCalculation(StrictModel):
         }
     )
 
-    players: list[OrderPlayerIn] = Field(min_length=1, max_length=5)
+    players: list[OrderPlayerIn] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class PlacementRead(ResponseModel):
@@ -248,120 +257,3 @@ class PlacementRead(ResponseModel):
 
 class PlacementOrderResult(ResponseModel):
     placements: list[PlacementRead]
-
-
-# ---- Final scores ---------------------------------------------------------------------
-
-
-class BuildingCosts(StrictModel):
-    model_config = examples({"wood": 3, "stone": 2})
-
-    wood: Amount = 0
-    stone: Amount = 0
-
-
-class BoardResources(StrictModel):
-    model_config = examples({"coins": 3, "wood": 2, "stone": 1, "servants": 4})
-
-    coins: Amount = 0
-    wood: Amount = 0
-    stone: Amount = 0
-    servants: Amount = 0
-
-
-class ScoringPlayerFields(StrictModel):
-    model_config = examples({"id": "p1", "victory_points": 26, "military_points": 7})
-
-    id: PlayerRef
-    victory_points: Amount = 0
-    military_points: Amount = 0
-    territories: int = Field(default=0, ge=0, le=6)
-    characters: int = Field(default=0, ge=0, le=6)
-    venture_points: Amount = 0
-    resources: BoardResources = Field(default_factory=BoardResources)
-    building_costs: BuildingCosts = Field(default_factory=BuildingCosts)
-
-    def to_domain(self) -> ScoringPlayer:
-        return ScoringPlayer(
-            id=self.id,
-            victory_points=self.victory_points,
-            military_points=self.military_points,
-            territories=self.territories,
-            characters=self.characters,
-            venture_points=self.venture_points,
-            resources=dict(self.resources.__dict__),
-            building_costs=dict(self.building_costs.__dict__),
-        )
-
-
-class ScoringPlayerIn(ScoringPlayerFields):
-    model_config = examples({"id": "anna", "victory_points": 26, "excommunications": ["III-4"]})
-
-    excommunications: Excommunications = Field(default_factory=list, max_length=3)
-
-    def held(self) -> Holding[ScoringPlayer]:
-        return Holding(self.to_domain(), self.excommunications)
-
-
-_SCORING_EXAMPLE = {
-    "id": "anna",
-    "victory_points": 26,
-    "military_points": 7,
-    "territories": 4,
-    "characters": 3,
-    "venture_points": 9,
-    "resources": {"coins": 3, "wood": 2, "stone": 1, "servants": 4},
-    "building_costs": {"wood": 3, "stone": 2},
-}
-
-
-class FinalScoresCalculation(StrictModel):
-    model_config = examples(
-        {
-            "players": [
-                {**_SCORING_EXAMPLE, "excommunications": ["I-1", "II-7", "III-4"]},
-                {
-                    "id": "bruno",
-                    "victory_points": 31,
-                    "military_points": 12,
-                    "excommunications": [],
-                },
-            ]
-        }
-    )
-
-    players: list[ScoringPlayerIn] = Field(min_length=1, max_length=5)
-
-
-class GameFinalScoresCalculation(StrictModel):
-    """Every player of the game once, by player id; their stored excommunications apply."""
-
-    model_config = examples(
-        {
-            "players": [
-                {**_SCORING_EXAMPLE, "id": "p1"},
-                {"id": "p2", "victory_points": 31},
-                {"id": "p3", "victory_points": 18, "military_points": 12},
-            ]
-        }
-    )
-
-    players: list[ScoringPlayerFields] = Field(min_length=1, max_length=5)
-
-
-class ScorePartRead(ResponseModel):
-    rule: str
-    part: ScorePartName
-    change: int
-    by: str | None = None
-    note: str | None = None
-
-
-class PlayerScoreRead(ResponseModel):
-    player_id: str
-    parts: list[ScorePartRead]
-    total: int
-
-
-class FinalScoresResult(ResponseModel):
-    players: list[PlayerScoreRead]

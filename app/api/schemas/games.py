@@ -1,27 +1,35 @@
 """Stored games: creation, reads, faith, leaders, turn order, rounds, reports, undo and
-redo, events."""
+redo (the documents events carry too are in ``documents.py``, the events in ``events.py``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, RootModel, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from app.api.schemas.base import (
+    FaithIn,
     PeriodKey,
     PeriodNumber,
+    PlayerLeaders,
     PlayerRef,
     ResponseModel,
     Seed,
     StrictModel,
     examples,
 )
+
+# The documents and events are imported from here too (presenters, routers, tests).
+from app.api.schemas.documents import PlayerRead as PlayerRead
+from app.api.schemas.documents import ReportRead as ReportRead
+from app.api.schemas.documents import RoundRead as RoundRead
+from app.api.schemas.events import EventList as EventList
+from app.api.schemas.events import EventRead as EventRead
 from app.api.schemas.reference import TileRead
 from app.domain.draw import MAX_SEED
-from app.domain.game import MAX_FAITH_DELTA, NewPlayer
-from app.domain.leaders import LeaderId as Leader
-from app.domain.report import Choice, Outcome
+from app.domain.game import MAX_FAITH_DELTA, NewPlayer, PlayType
+from app.domain.players import BASE_GAME_PLAYERS, HOUSES_OF_RENAISSANCE, MAX_PLAYERS, MIN_PLAYERS
+from app.domain.report import Choice
 from app.services.games import NewGame
 
 PlayerName = Annotated[
@@ -30,26 +38,13 @@ PlayerName = Annotated[
         strip_whitespace=True, min_length=1, max_length=50, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$"
     ),
 ]
-# Faith as sent by a client: anything above 15 is stored as 15 and reported as lost.
-FaithIn = Annotated[int, Field(ge=0, le=1000)]
-RoundNumber = Annotated[int, Field(ge=1, le=6)]
-#: The changes of play, which an undo reverts and a redo applies again.
-PlayChange = Literal[
-    "faith_set",
-    "faith_changed",
-    "leaders_set",
-    "turn_order_set",
-    "decision_set",
-    "report_resolved",
-    "round_advanced",
-]
 
 
 class PlayerCreate(StrictModel):
     model_config = examples({"name": "Anna", "leaders": ["sisto_iv"]})
 
     name: PlayerName
-    leaders: list[Leader] = Field(default_factory=list, max_length=3)
+    leaders: PlayerLeaders = Field(default_factory=list)
 
 
 class NamedTiles(StrictModel):
@@ -82,7 +77,13 @@ class GameCreate(StrictModel):
         {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 7, "track_rounds": True},
     )
 
-    players: list[PlayerCreate] = Field(min_length=2, max_length=5)
+    players: list[PlayerCreate] = Field(
+        min_length=MIN_PLAYERS,
+        max_length=MAX_PLAYERS,
+        description=f"{MIN_PLAYERS} to {BASE_GAME_PLAYERS} players; a fifth seat comes with "
+        f"the Houses of Renaissance expansion: `{HOUSES_OF_RENAISSANCE}` in `expansions` "
+        "(R-PLY-1).",
+    )
     expansions: list[str] = Field(default_factory=lambda: ["base"], min_length=1, max_length=8)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     tiles: NamedTiles | None = None
@@ -104,31 +105,10 @@ class GameCreate(StrictModel):
         )
 
 
-class ExcommunicationRead(ResponseModel):
-    period: PeriodNumber
-    tile_id: str
-
-
-class PlayerRead(ResponseModel):
-    id: str
-    name: str
-    faith: int
-    report_victory_points: int
-    leaders: list[Leader]
-    excommunications: list[ExcommunicationRead]
-
-
 class ReportSummary(ResponseModel):
     period: PeriodNumber
     status: Literal["open", "resolved"]
     threshold: int
-
-
-class RoundRead(ResponseModel):
-    number: RoundNumber
-    phase: Literal["play", "report"] = Field(
-        description="`report` once the Vatican Report phase of round 2, 4 or 6 has begun."
-    )
 
 
 class GameRead(ResponseModel):
@@ -198,7 +178,7 @@ class FaithChangeRead(ResponseModel):
 class FaithBatchUpdate(StrictModel):
     model_config = examples({"faith": {"p1": 3, "p2": 7}})
 
-    faith: dict[PlayerRef, FaithIn] = Field(min_length=1, max_length=5)
+    faith: dict[PlayerRef, FaithIn] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class FaithBatchRead(ResponseModel):
@@ -209,13 +189,13 @@ class FaithBatchRead(ResponseModel):
 class LeadersUpdate(StrictModel):
     model_config = examples({"leaders": ["sisto_iv"]})
 
-    leaders: list[Leader] = Field(max_length=3)
+    leaders: PlayerLeaders
 
 
 class TurnOrderUpdate(StrictModel):
     model_config = examples({"turn_order": ["p2", "p1", "p3"]})
 
-    turn_order: list[PlayerRef] = Field(min_length=2, max_length=5)
+    turn_order: list[PlayerRef] = Field(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
 
 
 class DecisionUpdate(StrictModel):
@@ -230,28 +210,11 @@ class ResolutionCreate(StrictModel):
     default_choice: Choice | None = None
 
 
-class DecisionRead(ResponseModel):
-    player_id: str
-    eligible: bool
-    choice: Choice | None
-
-
-class ReportRead(ResponseModel):
-    period: PeriodNumber
-    round: int
-    threshold: int
-    status: Literal["open", "resolved"]
-    tile_id: str
-    decisions: list[DecisionRead]
-    outcomes: list[Outcome] | None
-    resolved_at: datetime | None = None
-
-
 class ChangeRefRead(ResponseModel):
     """A logged change of play, by its seq (the version it produced) and type."""
 
     seq: int
-    type: PlayChange
+    type: PlayType
 
 
 class UndoRead(ResponseModel):
@@ -266,192 +229,3 @@ class RedoRead(ResponseModel):
     undo: ChangeRefRead | None = Field(description="What the next undo would revert.")
     redo: ChangeRefRead | None = Field(description="What the next redo would apply again.")
     game: GameRead
-
-
-# ---- events: one shape per type, told apart by `type` ------------------------------
-
-
-class EventPayload(ResponseModel):
-    """An event's `data`, as the log stores it (`from` is a Python keyword, hence aliases)."""
-
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
-
-
-class CreatedPlayer(EventPayload):
-    id: str
-    name: str
-    leaders: list[Leader]
-
-
-class GameCreatedData(EventPayload):
-    players: list[CreatedPlayer]
-    expansions: list[str]
-    seed: Seed | None = Field(description="null when the tiles were named, not drawn.")
-    tiles: dict[PeriodKey, str] = Field(
-        description="The tile id of each period, by period.",
-        examples=[{"1": "I-6", "2": "II-3", "3": "III-7"}],
-    )
-    players_enter_faith: bool
-    track_rounds: bool = Field(
-        default=False, description="false also for games logged before rounds were tracked."
-    )
-
-
-class FaithChange(EventPayload):
-    player_id: str
-    from_: int = Field(alias="from")
-    to: int
-    lost: int = Field(description="Faith above 15 that was not kept (R-FT-2).")
-
-
-class FaithSetData(EventPayload):
-    changes: list[FaithChange]
-
-
-class FaithChangedData(EventPayload):
-    player_id: str
-    delta: int = Field(description="The change asked for.")
-    from_: int = Field(alias="from")
-    to: int = Field(description="The faith kept: 0..15 (R-FT-3).")
-    lost: int = Field(description="Faith above 15 that was not kept (R-FT-2).")
-
-
-class LeadersSetData(EventPayload):
-    player_id: str
-    from_: list[Leader] = Field(alias="from")
-    to: list[Leader]
-
-
-class TurnOrderSetData(EventPayload):
-    from_: list[str] = Field(alias="from")
-    to: list[str]
-
-
-class DecisionSetData(EventPayload):
-    period: PeriodNumber
-    player_id: str
-    choice: Choice
-
-
-class ReportResolvedData(EventPayload):
-    period: PeriodNumber
-    default_choice: Choice | None
-    outcomes: list[Outcome]
-
-
-class RoundAdvancedData(EventPayload):
-    from_: RoundRead = Field(alias="from")
-    to: RoundRead
-
-
-class ChangeRevertedData(EventPayload):
-    """What an undo or a redo leaves, as the documents show it: put these in place."""
-
-    seq: int = Field(description="The seq of the change undone (or redone).")
-    type: PlayChange = Field(description="Its type.")
-    players: list[PlayerRead] = Field(description="Every player, as the Player document.")
-    turn_order: list[str]
-    report: ReportRead | None = Field(
-        description="The report the change touched (a decision, a resolution), as the "
-        "Report document; null for any other change."
-    )
-    round: RoundRead | None = Field(description="null when the game does not track rounds.")
-
-
-class SeatTokenChangedData(EventPayload):
-    """Who holds a seat changed; the token itself is never logged."""
-
-    seat: str = Field(description="`host`, or the player's id.")
-    change: Literal["reissued", "revoked", "recovered"] = Field(
-        description="`reissued`: the seat has a new token (the host seat moved to another "
-        "device, a player's phone replaced); `revoked`: the seat has none; `recovered`: the "
-        "host seat was regained with the recovery code. The seat's old token is refused."
-    )
-
-
-class _Event(ResponseModel):
-    seq: int = Field(description="The game version this change produced: 1, 2, 3, ...")
-    at: datetime
-
-
-class GameCreatedEvent(_Event):
-    type: Literal["game_created"]
-    data: GameCreatedData
-
-
-class FaithSetEvent(_Event):
-    type: Literal["faith_set"]
-    data: FaithSetData
-
-
-class FaithChangedEvent(_Event):
-    type: Literal["faith_changed"]
-    data: FaithChangedData
-
-
-class LeadersSetEvent(_Event):
-    type: Literal["leaders_set"]
-    data: LeadersSetData
-
-
-class TurnOrderSetEvent(_Event):
-    type: Literal["turn_order_set"]
-    data: TurnOrderSetData
-
-
-class DecisionSetEvent(_Event):
-    type: Literal["decision_set"]
-    data: DecisionSetData
-
-
-class ReportResolvedEvent(_Event):
-    type: Literal["report_resolved"]
-    data: ReportResolvedData
-
-
-class RoundAdvancedEvent(_Event):
-    type: Literal["round_advanced"]
-    data: RoundAdvancedData
-
-
-class ChangeUndoneEvent(_Event):
-    type: Literal["change_undone"]
-    data: ChangeRevertedData
-
-
-class ChangeRedoneEvent(_Event):
-    type: Literal["change_redone"]
-    data: ChangeRevertedData
-
-
-class SeatTokenChangedEvent(_Event):
-    type: Literal["seat_token_changed"]
-    data: SeatTokenChangedData
-
-
-class EventRead(
-    RootModel[
-        Annotated[
-            GameCreatedEvent
-            | FaithSetEvent
-            | FaithChangedEvent
-            | LeadersSetEvent
-            | TurnOrderSetEvent
-            | DecisionSetEvent
-            | ReportResolvedEvent
-            | RoundAdvancedEvent
-            | ChangeUndoneEvent
-            | ChangeRedoneEvent
-            | SeatTokenChangedEvent,
-            Field(discriminator="type"),
-        ]
-    ]
-):
-    """One change to a game; `type` says which, and the shape of its `data`."""
-
-    model_config = ConfigDict(from_attributes=True)
-
-
-class EventList(ResponseModel):
-    events: list[EventRead]
-    last_seq: int = Field(description="The seq of the last event returned (or `after`).")

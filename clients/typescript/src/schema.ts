@@ -1410,7 +1410,10 @@ export interface components {
         GameCreate: {
             /** Expansions */
             expansions?: string[];
-            /** Players */
+            /**
+             * Players
+             * @description 2 to 4 players; a fifth seat comes with the Houses of Renaissance expansion: `hor` in `expansions` (R-PLY-1).
+             */
             players: components["schemas"]["PlayerCreate"][];
             /**
              * Players Enter Faith

@@ -78,6 +78,8 @@ CASES = [
     v422("vr-player-array", "POST", VR, ("body", "players", 0), body=_vr(players=[["a", 1]])),
     v422("vr-faith-negative", "POST", VR, ("body", "players", 0, "faith"), body=_vr({"faith": -1})),
     v422("vr-faith-10**6", "POST", VR, ("body", "players", 0, "faith"), body=_vr({"faith": 10**6})),
+    # R-FT-4: the stored game's bound
+    v422("vr-faith-1001", "POST", VR, ("body", "players", 0, "faith"), body=_vr({"faith": 1001})),
     v422("vr-faith-2**63", "POST", VR, ("body", "players", 0, "faith"), body=_vr({"faith": 2**63})),
     v422("vr-faith-float", "POST", VR, ("body", "players", 0, "faith"), body=_vr({"faith": 1.5})),
     v422("vr-faith-string", "POST", VR, ("body", "players", 0, "faith"), body=_vr({"faith": "1"})),
@@ -88,6 +90,13 @@ CASES = [
         VR,
         ("body", "players", 0, "leaders", 0),
         body=_vr({"leaders": ["pope"]}),
+    ),
+    v422(  # R-PLY-2, as at a game's creation
+        "vr-leaders-twice",
+        "POST",
+        VR,
+        ("body", "players", 0, "leaders"),
+        body=_vr({"leaders": ["sisto_iv", "sisto_iv"]}),
     ),
     v422(
         "vr-leaders-string",
@@ -172,6 +181,13 @@ CASES = [
         GAINS,
         ("body", "leaders", 0),
         body={"leaders": ["lorenzo"], "gains": [GAIN]},
+    ),
+    v422(  # R-PLY-2
+        "gains-leaders-twice",
+        "POST",
+        GAINS,
+        ("body", "leaders"),
+        body={"leaders": ["santa_rita", "santa_rita"], "gains": [GAIN]},
     ),
     v422(
         "gains-source-kind-unknown",

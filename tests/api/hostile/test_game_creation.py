@@ -36,6 +36,8 @@ CASES = [
     # players
     v422("create-1-player", "POST", GAMES, ("body", "players"), body=_names("Solo")),
     v422("create-6-players", "POST", GAMES, ("body", "players"), body=_names(*"ABCDEF")),
+    # R-PLY-1: the fifth seat comes with Houses of Renaissance, which the base tiles lack
+    v422("create-5-players-base-only", "POST", GAMES, ("body", "players"), body=_names(*"ABCDE")),
     v422("create-0-players", "POST", GAMES, ("body", "players"), body={"players": []}),
     v422("create-players-missing", "POST", GAMES, ("body", "players"), body={"seed": 1}),
     v422(

@@ -1,0 +1,190 @@
+"""Folding a stored game's events into its state: :func:`apply` one, :func:`replay` a log.
+
+The service stores the state that its events fold to, in the same transaction as the
+event, so the event log and the state cannot disagree: replaying the log gives the state
+back (a test does it for every game it plays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import datetime
+from typing import cast
+
+from app.domain.events import (
+    PLAY_TYPES,
+    ChangeRedone,
+    ChangeReverted,
+    ChangeUndone,
+    DecisionSet,
+    FaithChanged,
+    FaithSet,
+    GameCreated,
+    GameEvent,
+    LeadersSet,
+    PlayType,
+    ReportResolved,
+    RoundAdvanced,
+    SeatTokenChanged,
+    TurnOrderSet,
+    typed,
+)
+from app.domain.faith import PERIODS
+from app.domain.report import Outcome
+from app.domain.rounds import FIRST_ROUND, RoundState
+from app.domain.state import (
+    ChangeRef,
+    Decision,
+    Excommunication,
+    GameState,
+    PlayerState,
+    ReportState,
+)
+
+
+def apply(
+    game: GameState | None, event: GameEvent, *, game_id: str, seq: int, at: datetime
+) -> GameState:
+    """The state after ``event``, logged as number ``seq`` at ``at``."""
+    event = typed(event)
+    if isinstance(event, GameCreated):
+        return _created(game_id, seq, event)
+    if game is None:
+        raise ValueError(f"a {event.type} event needs a game; the first event creates it")
+    game = replace(game, version=seq)
+    if event.type in PLAY_TYPES:
+        change = ChangeRef(seq, cast(PlayType, event.type))
+        game = replace(game, undoable=(*game.undoable, change), redoable=())
+    match event:
+        case FaithSet(changes=changes):
+            faith = {change.player_id: change.to for change in changes}
+            return _players(game, lambda p: replace(p, faith=faith.get(p.id, p.faith)))
+        case FaithChanged(player_id=player_id, to=to):
+            return _player(game, player_id, lambda p: replace(p, faith=to))
+        case LeadersSet(player_id=player_id, to=leaders):
+            return _player(game, player_id, lambda p: replace(p, leaders=leaders))
+        case TurnOrderSet(to=order):
+            return replace(game, turn_order=order)
+        case DecisionSet(period=period, player_id=player_id, choice=choice):
+            decision = Decision(player_id, choice)
+            return _report(
+                game,
+                period,
+                lambda r: replace(
+                    r,
+                    decisions=_by_player(
+                        [*(d for d in r.decisions if d.player_id != player_id), decision]
+                    ),
+                ),
+            )
+        case ReportResolved(period=period, outcomes=outcomes):
+            by_player = {o.player_id: o for o in outcomes}
+            game = _players(game, lambda p: _after_report(p, period, by_player.get(p.id)))
+            return _report(
+                game,
+                period,
+                lambda r: replace(r, status="resolved", outcomes=outcomes, resolved_at=at),
+            )
+        case RoundAdvanced(to=following):
+            return replace(game, round=following)
+        case ChangeUndone() | ChangeRedone():
+            return _reverted(game, event)
+        case SeatTokenChanged():
+            return game  # who holds a seat is not part of the game's state
+    raise ValueError(f"unknown event type {event.type!r}")
+
+
+def replay(game_id: str, events: Iterable[tuple[int, datetime, GameEvent]]) -> GameState:
+    """The state a log of ``(seq, at, event)`` folds to, from the first event."""
+    game: GameState | None = None
+    for seq, at, event in events:
+        game = apply(game, event, game_id=game_id, seq=seq, at=at)
+    if game is None:
+        raise ValueError(f"game {game_id} has no events")
+    return game
+
+
+def _created(game_id: str, seq: int, event: GameCreated) -> GameState:
+    players = tuple(
+        PlayerState(id=p.id, name=p.name, faith=0, report_victory_points=0, leaders=p.leaders)
+        for p in event.players
+    )
+    return GameState(
+        id=game_id,
+        version=seq,
+        seed=event.seed,
+        expansions=event.expansions,
+        tile_ids=dict(event.tiles),
+        players_enter_faith=event.players_enter_faith,
+        players=players,
+        turn_order=tuple(p.id for p in players),
+        reports=tuple(ReportState(period.number) for period in PERIODS),
+        # Logged before rounds were tracked, a creation has no track_rounds: none were.
+        round=RoundState(FIRST_ROUND) if event.track_rounds else None,
+    )
+
+
+def _reverted(game: GameState, event: ChangeReverted) -> GameState:
+    change = ChangeRef(event.seq, event.change_type)
+    if isinstance(event, ChangeUndone):
+        if game.undoable[-1:] != (change,):
+            raise ValueError(f"{change} is not the last change of play in effect")
+        game = replace(game, undoable=game.undoable[:-1], redoable=(*game.redoable, change))
+    else:
+        if game.redoable[-1:] != (change,):
+            raise ValueError(f"{change} is not the change undone last")
+        game = replace(game, redoable=game.redoable[:-1], undoable=(*game.undoable, change))
+    game = replace(game, players=event.players, turn_order=event.turn_order, round=event.round)
+    view = event.report
+    if view is None:
+        return game
+    return _report(
+        game,
+        view.period,
+        lambda r: replace(
+            r,
+            status=view.status,
+            decisions=_by_player(
+                Decision(d.player_id, d.choice) for d in view.decisions if d.choice is not None
+            ),
+            outcomes=view.outcomes,
+            resolved_at=view.resolved_at,
+        ),
+    )
+
+
+def _by_player(decisions: Iterable[Decision]) -> tuple[Decision, ...]:
+    return tuple(sorted(decisions, key=lambda d: d.player_id))
+
+
+def _after_report(player: PlayerState, period: int, outcome: Outcome | None) -> PlayerState:
+    if outcome is None:
+        return player
+    excommunications = player.excommunications
+    if outcome.excommunicated and outcome.tile_id is not None:
+        excommunications = (*excommunications, Excommunication(period, outcome.tile_id))
+    return replace(
+        player,
+        faith=outcome.faith_after,
+        report_victory_points=player.report_victory_points + outcome.victory_points.total,
+        excommunications=excommunications,
+    )
+
+
+def _players(game: GameState, change: Callable[[PlayerState], PlayerState]) -> GameState:
+    return replace(game, players=tuple(change(p) for p in game.players))
+
+
+def _player(
+    game: GameState, player_id: str, change: Callable[[PlayerState], PlayerState]
+) -> GameState:
+    return _players(game, lambda p: change(p) if p.id == player_id else p)
+
+
+def _report(
+    game: GameState, period: int, change: Callable[[ReportState], ReportState]
+) -> GameState:
+    return replace(
+        game, reports=tuple(change(r) if r.period == period else r for r in game.reports)
+    )
