@@ -18,6 +18,7 @@ import pytest
 
 from tests.conftest import _create_database, _drop_database, _with_database
 from tests.support.servers import REPO_ROOT, Server, free_port, running
+from tests.support.tile_packs import hor_pack
 
 WEB_CLIENT = REPO_ROOT / "clients" / "web"
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -84,8 +85,13 @@ def table_server(
 ) -> Iterator[Server]:
     """``python -m app`` (migrating first) on a fresh PostgreSQL database."""
     name = _create_database(postgres_server_url)
+    folder = tmp_path_factory.mktemp("table")
+    # The stand-in Houses of Renaissance pack: the form offers the fifth seat with it.
     server = Server(
-        _with_database(postgres_server_url, name), tmp_path_factory.mktemp("table"), "table"
+        _with_database(postgres_server_url, name),
+        folder,
+        "table",
+        env={"TILE_PACKS_DIR": str(hor_pack(folder))},
     )
     old = os.environ.get("CORS_ORIGINS")
     os.environ["CORS_ORIGINS"] = allowed_origin

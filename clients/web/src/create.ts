@@ -15,7 +15,11 @@ interface Draft {
   picks: Record<string, string>;
   playersEnterFaith: boolean;
   trackRounds: boolean;
+  renaissance: boolean; // Houses of Renaissance: its tiles, and the fifth seat (R-PLY-1)
 }
+
+// The expansion that brings the fifth seat; offered only when the service has its tiles.
+const RENAISSANCE = "hor";
 
 export class CreateScreen {
   private tiles: Tile[] = [];
@@ -32,6 +36,7 @@ export class CreateScreen {
     picks: {},
     playersEnterFaith: false,
     trackRounds: false,
+    renaissance: false,
   };
 
   constructor(
@@ -65,6 +70,7 @@ export class CreateScreen {
         players: d.players.map((p) => ({ name: p.name.trim(), leaders: p.leaders })),
         players_enter_faith: d.playersEnterFaith,
         track_rounds: d.trackRounds,
+        ...(d.renaissance ? { expansions: ["base", RENAISSANCE] } : {}),
         ...(d.mode === "pick"
           ? { tiles: { "1": d.picks["1"]!, "2": d.picks["2"]!, "3": d.picks["3"]! } }
           : seed
@@ -81,6 +87,33 @@ export class CreateScreen {
       this.busy = false;
       this.render();
     }
+  }
+
+  // The base game seats four; a fifth seat needs Houses of Renaissance (R-PLY-1).
+  private maxPlayers(): number {
+    return this.draft.renaissance ? 5 : 4;
+  }
+
+  // Shown only when the service has the expansion's tiles; it cannot be turned off while
+  // a fifth player is seated (remove them first).
+  private renaissanceChoice(): HTMLElement | null {
+    const d = this.draft;
+    if (!this.tiles.some((tile) => tile.expansion === RENAISSANCE)) return null;
+    return h(
+      "label",
+      { class: "check" },
+      h("input", {
+        type: "checkbox",
+        id: "renaissance",
+        checked: d.renaissance,
+        disabled: d.renaissance && d.players.length > 4,
+        onchange: (event: Event) => {
+          d.renaissance = (event.target as HTMLInputElement).checked;
+          this.render();
+        },
+      }),
+      ` ${t("renaissance")}`,
+    );
   }
 
   private render(): void {
@@ -185,7 +218,7 @@ export class CreateScreen {
           { onsubmit: (event: Event) => void this.create(event), class: "card" },
           h("h2", {}, t("players")),
           playerRows,
-          d.players.length < 5
+          d.players.length < this.maxPlayers()
             ? h(
                 "button",
                 {
@@ -224,6 +257,7 @@ export class CreateScreen {
                 )
               : h("div", { class: "picks" }, tilePickers),
           ),
+          this.renaissanceChoice(),
           h(
             "label",
             { class: "check" },
