@@ -14,20 +14,20 @@ from anyio import to_thread
 from fastapi import FastAPI
 
 from app import __version__
-from app.api.admission import WriteAdmission
-from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
-from app.api.deprecation import install_deprecations
-from app.api.docs import install_docs
-from app.api.head_requests import HeadAsGet
-from app.api.middleware import PlatformMiddleware
-from app.api.negotiation import ContentNegotiation, negotiated_routes
-from app.api.openapi_doc import camel_case_operation_id, install_openapi
-from app.api.ops import router as ops_router
+from app.api.contract import ROUTERS
+from app.api.contract.live import LIVE_SUBSCRIBERS, sse_frame
+from app.api.contract.operations import router as ops_router
+from app.api.documentation.openapi_document import camel_case_operation_id, install_openapi
+from app.api.documentation.pages import install_docs
+from app.api.platform.admission import WriteAdmission
+from app.api.platform.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
+from app.api.platform.deprecation import install_deprecations
+from app.api.platform.head_requests import HeadAsGet
+from app.api.platform.middleware import PlatformMiddleware
+from app.api.platform.negotiation import ContentNegotiation, negotiated_routes
 from app.api.problems import install_problem_handlers
 from app.api.router import include_lean
-from app.api.routers import ROUTERS
-from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
-from app.api.table import install_table
+from app.api.web_client import install_table
 from app.composition import compose_use_cases
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.health import Health

@@ -41,8 +41,13 @@ from pydantic_core import PydanticUndefined as Undefined
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.api.admission import Admitted
-from app.api.routing import StrictJSONRequest, StrictJSONRoute, check_media_type, read_body
+from app.api.platform.admission import Admitted
+from app.api.platform.json_bodies import (
+    StrictJSONRequest,
+    StrictJSONRoute,
+    check_media_type,
+    read_body,
+)
 
 if TYPE_CHECKING:
     from fastapi._compat import ModelField

@@ -60,7 +60,7 @@ def counted_as(host: str | None, trusted_proxies: Sequence[str]) -> str | None:
     or a peer without an address (a Unix socket)."""
     # Imported here: this module is loaded when a worker unpickles its configuration,
     # before the app (which client_address belongs to) is.
-    from app.api.client_address import address_key, is_trusted, parse_address
+    from app.api.platform.client_address import address_key, is_trusted, parse_address
 
     address = parse_address(host) if host else None
     if address is None or is_trusted(address, _networks(tuple(trusted_proxies))):

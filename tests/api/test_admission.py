@@ -10,9 +10,9 @@ import asyncio
 import pytest
 from fastapi import APIRouter, FastAPI, Response
 
-from app.api import admission
-from app.api.admission import Stores, WriteAdmission, declared
 from app.api.lean_route import LeanRoute
+from app.api.platform import admission
+from app.api.platform.admission import Stores, WriteAdmission, declared
 from app.api.problems.catalogue import ServiceUnavailable
 from app.api.router import include_lean
 from app.main import create_app

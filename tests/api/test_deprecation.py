@@ -12,8 +12,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deprecation import DEPRECATED, Deprecated, install_deprecations
-from app.api.openapi_doc import build_openapi
+from app.api.documentation.openapi_document import build_openapi
+from app.api.platform.deprecation import DEPRECATED, Deprecated, install_deprecations
 from app.api.router import LeanRouter, include_lean
 from app.main import create_app
 from app.settings import Settings

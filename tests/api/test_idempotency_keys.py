@@ -10,7 +10,7 @@ from math import comb
 
 import pytest
 
-from app.api.idempotency_keys import MIN_DISTINCT, weakness
+from app.api.platform.idempotency_keys import MIN_DISTINCT, weakness
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,11 @@ import pytest
 from fastapi import APIRouter, Cookie, Depends, FastAPI, Header, Query, Request, Response
 from pydantic import Field
 
-from app.api.headers import IfNoneMatch, Token
 from app.api.lean_route import LeanRoute
+from app.api.platform.headers import IfNoneMatch, Token
+from app.api.platform.json_bodies import StrictJSONRoute
 from app.api.problems import install_problem_handlers
 from app.api.router import include_lean
-from app.api.routing import StrictJSONRoute
 from app.api.schemas.base import Resources, StrictModel
 from app.domain.errors import InvalidInput
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.api.negotiation import MediaRange, parse_accept, weight_of
+from app.api.platform.negotiation import MediaRange, parse_accept, weight_of
 from app.main import create_app
 from app.settings import Settings
 from tests.api.conftest import GameHandle, create_game

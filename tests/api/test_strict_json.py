@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.routing import _reference_loads, strict_loads
+from app.api.platform.json_bodies import _reference_loads, strict_loads
 from tests.settings import examples
 from tests.support.probes import rss_mib
 

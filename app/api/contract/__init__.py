@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from app.api.routers import calculations, games, history, live, reference, reports, seats
+from app.api.contract import calculations, games, history, live, reference, reports, seats
 
 ROUTERS: list[APIRouter] = [
     reference.router,

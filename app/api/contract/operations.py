@@ -12,8 +12,8 @@ from fastapi.routing import APIRoute
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
-from app.api.client_address import request_client_ip
-from app.api.deps import ServiceHealth
+from app.api.contract.dependencies import ServiceHealth
+from app.api.platform.client_address import request_client_ip
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
 from app.api.problems.statuses import status_of
 from app.api.router import LeanRouter

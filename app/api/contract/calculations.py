@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from app.api.admission import stores_nothing
-from app.api.deps import calculations_of
+from app.api.contract.dependencies import calculations_of
+from app.api.platform.admission import stores_nothing
+from app.api.platform.responses import JSONDocumentResponse, JSONModelResponse
 from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
-from app.api.responses import JSONDocumentResponse, JSONModelResponse
 from app.api.router import LeanRouter
 from app.api.schemas.calculations import (
     ActionValueCalculation,

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import Query, Response
 
-from app.api.admission import stores_nothing
-from app.api.deps import TileCatalogue
+from app.api.contract.dependencies import TileCatalogue
+from app.api.platform.admission import stores_nothing
+from app.api.platform.responses import JSONModelResponse, raw_json_response
 from app.api.problems import problem_responses
-from app.api.responses import JSONModelResponse, raw_json_response
 from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.reference import (

@@ -7,13 +7,13 @@ from typing import Annotated
 
 from fastapi import Path, Response
 
-from app.api.admission import changes_game, recovers_game
-from app.api.deps import SeatUseCases
-from app.api.headers import IdempotencyKey, IfMatch, Token
+from app.api.contract.dependencies import SeatUseCases
+from app.api.contract.games import CHANGE_PROBLEMS
+from app.api.platform.admission import changes_game, recovers_game
+from app.api.platform.headers import IdempotencyKey, IfMatch, Token
+from app.api.platform.responses import etag, replayable
 from app.api.problems import problem_responses
-from app.api.responses import etag, replayable
 from app.api.router import LeanRouter
-from app.api.routers.games import CHANGE_PROBLEMS
 from app.api.schemas.seats import RecoveryCreate, RecoveryRead, SeatTokenRead
 from app.services.idempotency import request_fingerprint
 

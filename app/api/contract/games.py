@@ -8,13 +8,11 @@ from typing import Annotated, Any
 from fastapi import Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
-from app.api.admission import changes_game, creates_game, stores_nothing
-from app.api.client_address import ClientAddress
-from app.api.deps import GameUseCases, LiveGames
-from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
-from app.api.presenters import final_scores_document, gains_document
-from app.api.problems import problem_responses
-from app.api.responses import (
+from app.api.contract.dependencies import GameUseCases, LiveGames
+from app.api.platform.admission import changes_game, creates_game, stores_nothing
+from app.api.platform.client_address import ClientAddress
+from app.api.platform.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.platform.responses import (
     JSONDocumentResponse,
     JSONModelResponse,
     etag,
@@ -22,6 +20,8 @@ from app.api.responses import (
     replayable,
     versioned,
 )
+from app.api.presenters import final_scores_document, gains_document
+from app.api.problems import problem_responses
 from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.calculations import (

@@ -6,14 +6,14 @@ from typing import Annotated
 
 from fastapi import Path, Response
 
-from app.api.admission import changes_game
-from app.api.deps import ReportUseCases
-from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.contract.dependencies import ReportUseCases
+from app.api.contract.games import NOT_MODIFIED, not_modified
+from app.api.platform.admission import changes_game
+from app.api.platform.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.platform.responses import replayable, versioned
 from app.api.presenters import report_read
 from app.api.problems import problem_responses
-from app.api.responses import replayable, versioned
 from app.api.router import LeanRouter
-from app.api.routers.games import NOT_MODIFIED, not_modified
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.games import DecisionUpdate, ReportRead, ResolutionCreate
 from app.services.idempotency import request_fingerprint

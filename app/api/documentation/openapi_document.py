@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
-from app.api.examples import add_examples, load_examples
+from app.api.documentation.examples import add_examples, load_examples
 from app.api.problems import (
     PROBLEM_MEDIA_TYPE,
     Problem,

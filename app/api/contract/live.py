@@ -12,8 +12,8 @@ from prometheus_client import Gauge
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.api.deps import GameUseCases, LiveGames
-from app.api.headers import Token
+from app.api.contract.dependencies import GameUseCases, LiveGames
+from app.api.platform.headers import Token
 from app.api.problems import problem_responses
 from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber, is_ascii_digits
