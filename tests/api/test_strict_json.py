@@ -1,5 +1,5 @@
 """A JSON body is read by jiter when it can and by the standard library otherwise: every
-body gets the standard library's answer, value or error (``app/api/routing.py``)."""
+body gets the standard library's answer, value or error (``app/api/platform/json_bodies.py``)."""
 
 from __future__ import annotations
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.api.contract.dependencies import GameUseCases, LiveGames
 from app.api.platform.admission import changes_game, creates_game, stores_nothing
 from app.api.platform.client_address import ClientAddress
+from app.api.platform.explicit_route import ExplicitRoute
 from app.api.platform.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
 from app.api.platform.responses import (
     JSONDocumentResponse,
@@ -22,7 +23,6 @@ from app.api.platform.responses import (
 )
 from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
-from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.calculations import (
     FinalScoresResult,
@@ -48,7 +48,7 @@ from app.api.schemas.games import (
 )
 from app.services.idempotency import request_fingerprint
 
-router = LeanRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=ExplicitRoute)
 
 READ_PROBLEMS = ("bad-request", "unauthorized", "not-found", "service-unavailable")
 CHANGE_PROBLEMS = (

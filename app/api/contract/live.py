@@ -7,22 +7,22 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
-from fastapi import Header, Query, Request
+from fastapi import APIRouter, Header, Query, Request
 from prometheus_client import Gauge
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from app.api.contract.dependencies import GameUseCases, LiveGames
+from app.api.platform.explicit_route import ExplicitRoute
 from app.api.platform.headers import Token
 from app.api.problems import problem_responses
-from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber, is_ascii_digits
 from app.api.schemas.games import EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
 from app.settings import Settings
 
-router = LeanRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=ExplicitRoute)
 
 EVENT_STREAM = "text/event-stream"
 _MAX_SEQ = 2**31 - 1

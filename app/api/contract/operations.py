@@ -6,9 +6,8 @@ import hmac
 import os
 from typing import Any
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
-from fastapi.routing import APIRoute
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
@@ -16,10 +15,9 @@ from app.api.contract.dependencies import ServiceHealth
 from app.api.platform.client_address import request_client_ip
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
 from app.api.problems.statuses import status_of
-from app.api.router import LeanRouter
 
 # FastAPI's own route class: these endpoints return models for FastAPI to serialise.
-router = LeanRouter(tags=["operations"], route_class=APIRoute)
+router = APIRouter(tags=["operations"])
 
 
 class Health(BaseModel):
