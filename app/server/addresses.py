@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network, ip_network
 
-from uvicorn.server import ServerState
-
 
 class AddressCounts:
     """Open connections per client address, in one server (one worker process)."""
@@ -40,10 +38,11 @@ class AddressCounts:
         return len(self._open)
 
 
-_COUNTS: weakref.WeakKeyDictionary[ServerState, AddressCounts] = weakref.WeakKeyDictionary()
+# Keyed by the server's state (uvicorn's), which every connection of one server shares.
+_COUNTS: weakref.WeakKeyDictionary[object, AddressCounts] = weakref.WeakKeyDictionary()
 
 
-def counts_of(server_state: ServerState) -> AddressCounts:
+def counts_of(server_state: object) -> AddressCounts:
     counts = _COUNTS.get(server_state)
     if counts is None:
         counts = _COUNTS[server_state] = AddressCounts()

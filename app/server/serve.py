@@ -7,12 +7,11 @@ import sys
 from typing import Any
 
 from uvicorn import Server
-from uvicorn.config import STARTUP_FAILURE
-from uvicorn.supervisors import Multiprocess
 
 from app.server.config import EdgeConfig
 from app.server.lifecycle import make_metrics_dir, remove_metrics_dir
 from app.server.limits import EdgeLimits
+from app.server.uvicorn_internals import STARTUP_FAILURE, Multiprocess
 from app.settings import Settings
 
 APP = "app.main:app"
