@@ -83,6 +83,7 @@ async def clients() -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]
 
 PATH_VALUES = {"game_id": ["g1"], "player_id": ["p1"], "tile_id": ["III_1"]}
 PATH_VALUES |= {"period": ["2", "0", "x", "1.0"], "seat": ["host", "s" * 17]}
+PATH_VALUES |= {"slug": ["not-found", "nope"]}
 QUERIES = ["", "?after=3&limit=10&wait=1.5&period=2&expansion=base"]
 QUERIES += ["?after=x&limit=0&wait=nan&period=4&expansion=" + "e" * 40, "?after=-1&limit=1e3"]
 HEADERS: list[list[tuple[str, str]]] = [
