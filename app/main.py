@@ -135,7 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     changes = use_cases.changes
     app.state.calculations = use_cases.calculations
     game_service = app.state.game_service = use_cases.games
-    # Changes take a request thread only once admitted (app/api/admission.py); SQLite's
+    # Changes take a request thread only once admitted (app/api/platform/admission.py); SQLite's
     # writers share its one write lock, so they are queued here one at a time.
     app.state.write_admission = WriteAdmission(
         slots=1 if db.dialect_name == "sqlite" else settings.write_slots,

@@ -4,7 +4,7 @@ python openapi/generate.py          # rewrite openapi/openapi.json (and app/api/
 python openapi/generate.py --check  # exit 1 when either committed file is stale
 
 The answers' examples are recorded from real calls to the app on a scratch SQLite database
-(``app/api/examples.py``), then the document is built with them.
+(``app/api/documentation/examples.py``), then the document is built with them.
 """
 
 from __future__ import annotations

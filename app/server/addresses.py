@@ -2,7 +2,7 @@
 every connection.
 
 A connection counts against its peer's address as the rate limits count a client
-(``app/api/client_address.py``: an IPv6 peer by its /64); a peer among the operator's
+(``app/api/platform/client_address.py``: an IPv6 peer by its /64); a peer among the operator's
 ``TRUSTED_PROXIES`` is not counted at all, since a proxy carries the connections of many
 clients. The counts live as long as the server that serves the connections.
 """

@@ -1,4 +1,4 @@
-"""The admission of changes (``app/api/admission.py``), in process: every route that may
+"""The admission of changes (``app/api/platform/admission.py``), in process: every route that may
 store declares what it stores; a change is admitted after its token is checked, one per
 game at a time, within a bounded wait; what it remembers stays bounded. The real server
 under the attacks is ``tests/edge/test_edge_write_admission.py``."""

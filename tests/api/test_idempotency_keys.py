@@ -1,4 +1,4 @@
-"""The Idempotency-Key rule (app/api/idempotency_keys.py): what a guesser would try is
+"""The Idempotency-Key rule (app/api/platform/idempotency_keys.py): what a guesser would try is
 refused, and what a good random generator makes always passes."""
 
 from __future__ import annotations

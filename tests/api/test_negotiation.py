@@ -1,4 +1,4 @@
-"""Content negotiation (``app/api/negotiation.py``): ``Accept`` read as RFC 9110 says, and
+"""Content negotiation (``app/api/platform/negotiation.py``): ``Accept`` read as RFC 9110 says, and
 a 406 ``not-acceptable`` problem, before the route runs, for a request that takes none
 of what its route answers (JSON, the event stream, the docs' HTML, /metrics' text, the
 table's files)."""
