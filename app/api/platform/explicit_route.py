@@ -45,6 +45,8 @@ from app.api.platform.json_bodies import StrictJSONRequest, check_media_type, re
 from app.api.platform.request_values import Signature
 
 Handler = Callable[[StrictJSONRequest], Coroutine[Any, Any, Response]]
+# What a route answers a path it cannot match (only a full or partial match is read on).
+_NO_MATCH: tuple[Match, Scope] = (Match.NONE, {})
 
 
 def literal_part(path: str) -> str:
@@ -85,9 +87,9 @@ class ExplicitRoute(APIRoute):
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         # The app tries a request on each route in turn: refusing here the paths that
         # cannot match spares the scope look-ups and the pattern.
-        path: str = scope.get("path", "")
+        path: str = scope["path"]
         if not (path.endswith(self._literal) if self._literal_only else self._literal in path):
-            return Match.NONE, {}
+            return _NO_MATCH
         return super().matches(scope)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
