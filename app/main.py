@@ -14,20 +14,19 @@ from anyio import to_thread
 from fastapi import FastAPI
 
 from app import __version__
-from app.api.admission import WriteAdmission
-from app.api.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
-from app.api.deprecation import install_deprecations
-from app.api.docs import install_docs
-from app.api.head_requests import HeadAsGet
-from app.api.middleware import PlatformMiddleware
-from app.api.negotiation import ContentNegotiation, negotiated_routes
-from app.api.openapi_doc import camel_case_operation_id, install_openapi
-from app.api.ops import router as ops_router
+from app.api.contract import ROUTERS
+from app.api.contract.live import LIVE_SUBSCRIBERS, sse_frame
+from app.api.contract.operations import router as ops_router
+from app.api.documentation.openapi_document import camel_case_operation_id, install_openapi
+from app.api.documentation.pages import install_docs
+from app.api.platform.admission import WriteAdmission
+from app.api.platform.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
+from app.api.platform.deprecation import install_deprecations
+from app.api.platform.head_requests import HeadAsGet
+from app.api.platform.middleware import PlatformMiddleware
+from app.api.platform.negotiation import ContentNegotiation, negotiated_routes
 from app.api.problems import install_problem_handlers
-from app.api.router import include_lean
-from app.api.routers import ROUTERS
-from app.api.routers.live import LIVE_SUBSCRIBERS, sse_frame
-from app.api.table import install_table
+from app.api.web_client import install_table
 from app.composition import compose_use_cases
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.health import Health
@@ -113,6 +112,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.db.dispose()
 
     app = FastAPI(
+        # The app's own routes are its routers' (FastAPI's include_router would nest each
+        # router and walk it twice per request); the operations are tried first.
+        routes=[route for router in (ops_router, *ROUTERS) for route in router.routes],
         title="Vatican Report rules service",
         version=__version__,
         license_info={"name": "MIT", "identifier": "MIT"},
@@ -133,7 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     changes = use_cases.changes
     app.state.calculations = use_cases.calculations
     game_service = app.state.game_service = use_cases.games
-    # Changes take a request thread only once admitted (app/api/admission.py); SQLite's
+    # Changes take a request thread only once admitted (app/api/platform/admission.py); SQLite's
     # writers share its one write lock, so they are queued here one at a time.
     app.state.write_admission = WriteAdmission(
         slots=1 if db.dialect_name == "sqlite" else settings.write_slots,
@@ -167,10 +169,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The last middleware added is the outermost: an Accept is negotiated, a HEAD served
     # as its GET and preflights answered inside the platform layer (request id, log,
     # metrics), CORS headers added outside it (so its 413 and 503 are readable by a page).
-    # The operations router is tried first, as the app includes it.
-    app.add_middleware(
-        ContentNegotiation, routes=negotiated_routes(ops_router.routes, app.router.routes)
-    )
+    app.add_middleware(ContentNegotiation, routes=negotiated_routes(app.router.routes))
     app.add_middleware(HeadAsGet)
     app.add_middleware(CorsPreflight, policy=cors)
     app.add_middleware(
@@ -180,9 +179,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     if cors.origins:
         app.add_middleware(CorsHeaders, policy=cors)
-    app.include_router(ops_router)
-    for router in ROUTERS:
-        include_lean(app, router)
     install_deprecations(app)
     # After the API's routes: a request is matched against routes in order, and the docs
     # pages are the rarest.

@@ -4,7 +4,7 @@ python openapi/generate.py          # rewrite openapi/openapi.json (and app/api/
 python openapi/generate.py --check  # exit 1 when either committed file is stale
 
 The answers' examples are recorded from real calls to the app on a scratch SQLite database
-(``app/api/examples.py``), then the document is built with them.
+(``app/api/documentation/examples.py``), then the document is built with them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def recorded_examples() -> str:
 
     import httpx
 
-    from app.api.examples import record_examples, render_examples
+    from app.api.documentation.examples import record_examples, render_examples
     from app.main import create_app
     from app.persistence.migrate import upgrade
     from app.settings import Settings
@@ -60,7 +60,7 @@ def recorded_examples() -> str:
 
 
 def check_examples(text: str) -> bool:
-    from app.api.examples import EXAMPLES_FILE
+    from app.api.documentation.examples import EXAMPLES_FILE
 
     committed = EXAMPLES_FILE.read_text(encoding="utf-8") if EXAMPLES_FILE.exists() else ""
     if committed == text:
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         if not check_examples(examples):
             return 1
     else:
-        from app.api.examples import EXAMPLES_FILE
+        from app.api.documentation.examples import EXAMPLES_FILE
 
         EXAMPLES_FILE.write_text(examples, encoding="utf-8")
     text = render(current_document())

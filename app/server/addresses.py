@@ -2,7 +2,7 @@
 every connection.
 
 A connection counts against its peer's address as the rate limits count a client
-(``app/api/client_address.py``: an IPv6 peer by its /64); a peer among the operator's
+(``app/api/platform/client_address.py``: an IPv6 peer by its /64); a peer among the operator's
 ``TRUSTED_PROXIES`` is not counted at all, since a proxy carries the connections of many
 clients. The counts live as long as the server that serves the connections.
 """
@@ -13,8 +13,6 @@ import weakref
 from collections.abc import Sequence
 from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network, ip_network
-
-from uvicorn.server import ServerState
 
 
 class AddressCounts:
@@ -40,10 +38,11 @@ class AddressCounts:
         return len(self._open)
 
 
-_COUNTS: weakref.WeakKeyDictionary[ServerState, AddressCounts] = weakref.WeakKeyDictionary()
+# Keyed by the server's state (uvicorn's), which every connection of one server shares.
+_COUNTS: weakref.WeakKeyDictionary[object, AddressCounts] = weakref.WeakKeyDictionary()
 
 
-def counts_of(server_state: ServerState) -> AddressCounts:
+def counts_of(server_state: object) -> AddressCounts:
     counts = _COUNTS.get(server_state)
     if counts is None:
         counts = _COUNTS[server_state] = AddressCounts()
@@ -60,7 +59,7 @@ def counted_as(host: str | None, trusted_proxies: Sequence[str]) -> str | None:
     or a peer without an address (a Unix socket)."""
     # Imported here: this module is loaded when a worker unpickles its configuration,
     # before the app (which client_address belongs to) is.
-    from app.api.client_address import address_key, is_trusted, parse_address
+    from app.api.platform.client_address import address_key, is_trusted, parse_address
 
     address = parse_address(host) if host else None
     if address is None or is_trusted(address, _networks(tuple(trusted_proxies))):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 
 from prometheus_client import Counter
-from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 EDGE_REFUSALS = Counter(
     "http_edge_refusals_total",
@@ -83,19 +83,19 @@ def _closing_answer(
     return b"".join([*lines, b"\r\n", payload])
 
 
-def service_unavailable(detail: str, retry_after_seconds: int) -> ASGI3Application:
+def service_unavailable(detail: str, retry_after_seconds: int) -> ASGIApp:
     """The app a connection past a limit is served by: one 503 saying ``detail``, then
     close."""
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
     retry_after = str(retry_after_seconds).encode()
 
-    async def shed(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
+    async def shed(scope: Scope, receive: Receive, send: Send) -> None:
         payload = problem_bytes(
             problem_body(
                 "service-unavailable",
                 detail=detail,
-                instance=scope.get("path"),  # type: ignore[arg-type]
+                instance=scope.get("path"),
             )
         )
         await send(

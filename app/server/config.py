@@ -6,14 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn import Config
-from uvicorn._types import (
-    ASGI3Application,
-    ASGIReceiveCallable,
-    ASGISendCallable,
-    ASGISendEvent,
-    Scope,
-)
 
 from app.server.lifecycle import (
     die_with_parent,
@@ -21,7 +15,7 @@ from app.server.lifecycle import (
     remove_metrics_dir_if_orphaned,
 )
 from app.server.limits import EdgeLimits
-from app.server.protocol import EdgeHttpToolsProtocol
+from app.server.uvicorn_internals import EdgeHttpToolsProtocol
 
 
 class EdgeConfig(Config):
@@ -62,19 +56,17 @@ class OrphanCleanup:
     (killed: nobody else will). At the lifespan's end because uvicorn re-raises the
     signal that stopped it, so ``atexit`` handlers never run."""
 
-    def __init__(self, app: ASGI3Application, metrics_dir: str, master_pid: int) -> None:
+    def __init__(self, app: ASGIApp, metrics_dir: str, master_pid: int) -> None:
         self.app = app
         self.metrics_dir = metrics_dir
         self.master_pid = master_pid
 
-    async def __call__(
-        self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
-    ) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "lifespan":
             await self.app(scope, receive, send)
             return
 
-        async def send_then_clean(message: ASGISendEvent) -> None:
+        async def send_then_clean(message: Message) -> None:
             await send(message)
             if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
                 remove_metrics_dir_if_orphaned(self.metrics_dir, self.master_pid)

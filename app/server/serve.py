@@ -7,12 +7,11 @@ import sys
 from typing import Any
 
 from uvicorn import Server
-from uvicorn.config import STARTUP_FAILURE
-from uvicorn.supervisors import Multiprocess
 
 from app.server.config import EdgeConfig
 from app.server.lifecycle import make_metrics_dir, remove_metrics_dir
 from app.server.limits import EdgeLimits
+from app.server.uvicorn_internals import STARTUP_FAILURE, Multiprocess
 from app.settings import Settings
 
 APP = "app.main:app"
@@ -51,7 +50,7 @@ def serve(
         access_log=False,
         # uvloop when installed; the protocol is always the bounded httptools one.
         loop="auto",
-        # The client's address is decided in one place, app/api/client_address.py, from
+        # The client's address is decided in one place, app/api/platform/client_address.py, from
         # the real peer and TRUSTED_PROXIES; uvicorn's own X-Forwarded-For handling (whose
         # default trusts 127.0.0.1) would decide it a second time, differently.
         proxy_headers=False,

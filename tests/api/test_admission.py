@@ -1,4 +1,4 @@
-"""The admission of changes (``app/api/admission.py``), in process: every route that may
+"""The admission of changes (``app/api/platform/admission.py``), in process: every route that may
 store declares what it stores; a change is admitted after its token is checked, one per
 game at a time, within a bounded wait; what it remembers stays bounded. The real server
 under the attacks is ``tests/edge/test_edge_write_admission.py``."""
@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fastapi import APIRouter, FastAPI, Response
+from fastapi import APIRouter, Response
 
-from app.api import admission
-from app.api.admission import Stores, WriteAdmission, declared
-from app.api.lean_route import LeanRoute
+from app.api.platform import admission
+from app.api.platform.admission import Stores, WriteAdmission, declared
+from app.api.platform.explicit_route import ExplicitRoute
 from app.api.problems.catalogue import ServiceUnavailable
-from app.api.router import include_lean
 from app.main import create_app
 from app.services.errors import Unauthorized
 from app.settings import Settings
@@ -27,7 +26,7 @@ def test_every_route_that_may_store_declares_what_it_stores() -> None:
     undeclared = [
         f"{sorted(route.methods)} {route.path}"
         for route in app.routes
-        if isinstance(route, LeanRoute)
+        if isinstance(route, ExplicitRoute)
         and route.methods - {"GET", "HEAD"}
         and declared(route.endpoint) is None
     ]
@@ -35,7 +34,7 @@ def test_every_route_that_may_store_declares_what_it_stores() -> None:
     changes = sorted(
         route.path
         for route in app.routes
-        if isinstance(route, LeanRoute) and declared(route.endpoint) is Stores.GAME_CHANGE
+        if isinstance(route, ExplicitRoute) and declared(route.endpoint) is Stores.GAME_CHANGE
     )
     assert "/v1/games/{game_id}/faith" in changes
     assert "/v1/games/{game_id}/reports/{period}/resolution" in changes
@@ -45,10 +44,9 @@ def test_a_change_route_must_take_its_game_and_token() -> None:
     def change(thing_id: str) -> Response:
         return Response()
 
-    router = APIRouter(route_class=LeanRoute)
+    router = APIRouter(route_class=ExplicitRoute)
     with pytest.raises(TypeError, match="takes its 'game_id' and 'token'"):
         router.put("/v1/things/{thing_id}")(admission.changes_game(change))
-        include_lean(FastAPI(), router)
 
 
 class Access:

@@ -164,7 +164,7 @@ async def test_create_game_in_flight_past_its_lease_is_taken_over(
 
 
 async def test_bad_idempotency_key_is_422(client: httpx.AsyncClient, app: FastAPI) -> None:
-    # Keys must be as hard to guess as a token (app/api/idempotency_keys.py).
+    # Keys must be as hard to guess as a token (app/api/platform/idempotency_keys.py).
     weak = ("1", "k" * 21, "has space but long enough", "x" * 256, "tab\tkey-0123456789abcdef")
     for key in weak:
         response = await create(client, key, BODY)

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.api.cors import parse_origins
+from app.api.platform.cors import parse_origins
 from app.main import create_app
 from app.settings import Settings
 from tests.api.conftest import create_game

@@ -1,6 +1,6 @@
 """A deprecated route says so on every answer (RFC 9745 ``Deprecation``, RFC 8594
 ``Sunset``, a ``Link`` to what replaces it) and in the contract; the others do not. No
-route of the service is deprecated yet, so a test app of lean routes stands in."""
+route of the service is deprecated yet, so a test app of explicit routes stands in."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deprecation import DEPRECATED, Deprecated, install_deprecations
-from app.api.openapi_doc import build_openapi
-from app.api.router import LeanRouter, include_lean
+from app.api.documentation.openapi_document import build_openapi
+from app.api.platform.deprecation import DEPRECATED, Deprecated, install_deprecations
+from app.api.platform.explicit_route import ExplicitRoute
 from app.main import create_app
 from app.settings import Settings
 
@@ -23,7 +23,7 @@ SUNSET = datetime(2027, 6, 30, 23, 59, 59, tzinfo=UTC)
 
 
 def _app(deprecated: list[Deprecated]) -> FastAPI:
-    router = LeanRouter(prefix="/v1/things")
+    router = APIRouter(prefix="/v1/things", route_class=ExplicitRoute)
 
     @router.get("/{thing_id}", operation_id="getThing")
     async def get_thing(thing_id: str) -> Response:
@@ -33,8 +33,7 @@ def _app(deprecated: list[Deprecated]) -> FastAPI:
     async def set_thing(thing_id: str) -> Response:
         return JSONResponse({"id": thing_id})
 
-    app = FastAPI(title="test", version="0")
-    include_lean(app, router)
+    app = FastAPI(title="test", version="0", routes=router.routes)
     install_deprecations(app, deprecated)
     return app
 

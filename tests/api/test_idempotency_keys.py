@@ -1,4 +1,4 @@
-"""The Idempotency-Key rule (app/api/idempotency_keys.py): what a guesser would try is
+"""The Idempotency-Key rule (app/api/platform/idempotency_keys.py): what a guesser would try is
 refused, and what a good random generator makes always passes."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from math import comb
 
 import pytest
 
-from app.api.idempotency_keys import MIN_DISTINCT, weakness
+from app.api.platform.idempotency_keys import MIN_DISTINCT, weakness
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Content negotiation (``app/api/negotiation.py``): ``Accept`` read as RFC 9110 says, and
+"""Content negotiation (``app/api/platform/negotiation.py``): ``Accept`` read as RFC 9110 says, and
 a 406 ``not-acceptable`` problem, before the route runs, for a request that takes none
 of what its route answers (JSON, the event stream, the docs' HTML, /metrics' text, the
 table's files)."""
@@ -9,7 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.api.negotiation import MediaRange, parse_accept, weight_of
+from app.api.platform.negotiation import MediaRange, parse_accept, weight_of
 from app.main import create_app
 from app.settings import Settings
 from tests.api.conftest import GameHandle, create_game

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from app.api.examples import load_examples, record_examples
+from app.api.documentation.examples import load_examples, record_examples
 from app.main import create_app
 from app.settings import Settings
 

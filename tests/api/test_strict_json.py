@@ -1,5 +1,5 @@
 """A JSON body is read by jiter when it can and by the standard library otherwise: every
-body gets the standard library's answer, value or error (``app/api/routing.py``)."""
+body gets the standard library's answer, value or error (``app/api/platform/json_bodies.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.routing import _reference_loads, strict_loads
+from app.api.platform.json_bodies import _reference_loads, strict_loads
 from tests.settings import examples
 from tests.support.probes import rss_mib
 

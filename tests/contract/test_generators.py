@@ -25,7 +25,7 @@ import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel
 
-from app.api.openapi_doc import build_openapi
+from app.api.documentation.openapi_document import build_openapi
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "openapi" / "openapi.json"

@@ -6,7 +6,7 @@ from ipaddress import ip_network
 
 import pytest
 
-from app.api.client_address import client_address
+from app.api.platform.client_address import client_address
 from app.settings import Settings
 
 PROXIES = (ip_network("10.0.0.0/8"), ip_network("2001:db8:ffff::/48"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.api.table import WEB_DIR
+from app.api.web_client import WEB_DIR
 from app.main import create_app
 from app.settings import Settings
 

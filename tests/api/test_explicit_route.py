@@ -1,7 +1,7 @@
-"""LeanRoute answers exactly as StrictJSONRoute (FastAPI's own request handler) would:
-the same endpoints behind each, the same requests, the same answers, errors included,
-whether FastAPI includes its router or the app serves its routes as its own
-(``include_lean``)."""
+"""An ExplicitRoute answers exactly as FastAPI's own request handler would: the same
+endpoints behind each, the same requests, the same answers, errors included; and what it
+cannot read is refused when the app is built. (``test_explicit_routes_of_the_service.py``
+does the same for every route of the service.)"""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from typing import Annotated, Any
 import httpx
 import pytest
 from fastapi import APIRouter, Cookie, Depends, FastAPI, Header, Query, Request, Response
+from fastapi.routing import APIRoute
 from pydantic import Field
 
-from app.api.headers import IfNoneMatch, Token
-from app.api.lean_route import LeanRoute
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.headers import IfNoneMatch, Token
 from app.api.problems import install_problem_handlers
-from app.api.router import include_lean
-from app.api.routing import StrictJSONRoute
 from app.api.schemas.base import Resources, StrictModel
 from app.domain.errors import InvalidInput
+from tests.api.fastapis_own import FastAPIsOwnRoute
 
 
 class Body(StrictModel):
@@ -64,7 +64,7 @@ def change(game_id: str, body: Body, token: Token, seat: int) -> Response:
     return _echo(game_id=game_id, name=body.name, token=token, seat=seat)
 
 
-def _router(prefix: str, route_class: type[StrictJSONRoute]) -> APIRouter:
+def _router(prefix: str, route_class: type[APIRoute]) -> APIRouter:
     router = APIRouter(prefix=prefix, route_class=route_class)
     router.post("/calc")(calculate)
     router.get("/games/{game_id}")(read)
@@ -73,13 +73,11 @@ def _router(prefix: str, route_class: type[StrictJSONRoute]) -> APIRouter:
 
 
 def _app() -> FastAPI:
-    """The same endpoints under /lean (LeanRoute, included by FastAPI), /flat (LeanRoute,
-    the app's own routes) and /full (FastAPI's handler)."""
-    app = FastAPI()
+    """The same endpoints under /ours (ExplicitRoute, the app's own routes, as the
+    service serves them) and /full (FastAPI's handler, included by FastAPI)."""
+    app = FastAPI(routes=_router("/ours", ExplicitRoute).routes)
     install_problem_handlers(app)  # as the service's app: its 422s, 415s and 400s
-    app.include_router(_router("/lean", LeanRoute))
-    include_lean(app, _router("/flat", LeanRoute))
-    app.include_router(_router("/full", StrictJSONRoute))
+    app.include_router(_router("/full", FastAPIsOwnRoute))
     return app
 
 
@@ -92,11 +90,10 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 async def _same_answer(client: httpx.AsyncClient, method: str, path: str, **kwargs: object) -> None:
     full = await client.request(method, "/full" + path, **kwargs)  # type: ignore[arg-type]
-    for prefix in ("/lean", "/flat"):
-        lean = await client.request(method, prefix + path, **kwargs)  # type: ignore[arg-type]
-        assert lean.status_code == full.status_code, lean.text
-        assert lean.headers == full.headers
-        assert lean.text == full.text.replace("/full/", f"{prefix}/")
+    explicit = await client.request(method, "/ours" + path, **kwargs)  # type: ignore[arg-type]
+    assert explicit.status_code == full.status_code, explicit.text
+    assert explicit.headers == full.headers
+    assert explicit.text == full.text.replace("/full/", "/ours/")
 
 
 JSON = "application/json"
@@ -163,32 +160,10 @@ async def test_a_sync_endpoint_gets_its_path_values_and_errors_as_fastapi_would(
         await _same_answer(client, "PUT", f"/games/g1/seats/{seat}", content=body, headers=headers)
 
 
-async def test_an_app_with_dependency_overrides_gets_fastapis_handler_back() -> None:
-    app = _app()
-
-    async def fixed_limit() -> int:
-        return 7
-
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        for prefix in ("/lean", "/flat"):
-            app.dependency_overrides[limit] = fixed_limit
-            answer = await c.get(f"{prefix}/games/g1", headers={"X-Limit": "2"})
-            assert "('most', '7')" in answer.text
-            app.dependency_overrides.clear()
-            answer = await c.get(f"{prefix}/games/g1", headers={"X-Limit": "2"})
-            assert "('most', '2')" in answer.text
-
-
-def test_include_lean_takes_lean_routes_without_a_body_limit_of_their_own() -> None:
-    plain = APIRouter()
-    plain.post("/calc")(calculate)
-    with pytest.raises(TypeError, match="takes LeanRoutes"):
-        include_lean(FastAPI(), plain)
-    bounded = APIRouter(route_class=LeanRoute)
-    bounded.post("/calc", max_body_size=10)(calculate)
+def test_a_route_with_a_body_limit_of_its_own_is_refused() -> None:
+    bounded = APIRouter(route_class=ExplicitRoute)
     with pytest.raises(TypeError, match="the app bounds bodies"):
-        include_lean(FastAPI(), bounded)
+        bounded.post("/calc", max_body_size=10)(calculate)
 
 
 async def nested(most: Annotated[int, Depends(limit)]) -> int:
@@ -215,23 +190,25 @@ async def with_a_cookie(session: Annotated[str | None, Cookie()] = None) -> Resp
     ("endpoint", "reason"),
     [(with_nested, "not nested"), (with_a_sync_dependency, "async"), (with_a_cookie, "cookie")],
 )
-def test_what_a_lean_route_cannot_take_is_refused_when_the_app_is_built(
+def test_what_an_explicit_route_cannot_take_is_refused_when_the_app_is_built(
     endpoint: Callable[..., Any], reason: str
 ) -> None:
-    router = APIRouter(route_class=LeanRoute)
+    router = APIRouter(route_class=ExplicitRoute)
     with pytest.raises(TypeError, match=reason):
         router.get("/x")(endpoint)
 
 
-async def test_a_dependency_added_where_the_router_is_included_is_seen_and_refused() -> None:
-    # FastAPI builds an included route's handler when the app first routes a request.
-    router = APIRouter(route_class=LeanRoute)
+async def test_an_explicit_route_included_by_fastapi_is_refused() -> None:
+    # FastAPI builds an included route's handler again, with the including router's
+    # dependencies, when the app first routes a request: the explicit path would not
+    # see them.
+    router = APIRouter(route_class=ExplicitRoute)
     router.post("/calc")(calculate)
     app = FastAPI()
     app.include_router(router, prefix="/v1", dependencies=[Depends(nested)])
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        with pytest.raises(TypeError, match=r"/v1/calc .*not nested"):
+        with pytest.raises(TypeError, match=r"/calc .*not through include_router"):
             await c.post("/v1/calc", json={"name": "a", "counts": [{}]})
 
 
@@ -244,16 +221,15 @@ async def says_response_returns_data() -> Response:
 
 
 def test_an_endpoint_not_annotated_to_return_a_response_is_refused_when_built() -> None:
-    router = APIRouter(route_class=LeanRoute)
+    router = APIRouter(route_class=ExplicitRoute)
     with pytest.raises(TypeError, match="annotated to return a Response"):
         router.get("/data")(returns_data)
 
 
 async def test_an_endpoint_that_returns_no_response_after_all_is_a_programming_error() -> None:
-    router = APIRouter(route_class=LeanRoute)
+    router = APIRouter(route_class=ExplicitRoute)
     router.get("/data")(says_response_returns_data)
-    app = FastAPI()
-    app.include_router(router)
+    app = FastAPI(routes=router.routes)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=True)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
         with pytest.raises(TypeError, match="returns a Response"):

@@ -1,4 +1,4 @@
-"""Routes whose JSON bodies are read strictly.
+"""JSON bodies read strictly.
 
 FastAPI reads a body with ``json.loads``, which guesses UTF-16 and UTF-32 from the bytes
 and lets the last of two equal keys win; and a body of another media type reaches the
@@ -10,14 +10,12 @@ an object may not repeat a key (422 naming it).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
 from email.message import Message
 from typing import Any
 
 import jiter
-from fastapi import Request, Response
+from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
 from pydantic_core import PydanticUndefined as Undefined
 from starlette.exceptions import HTTPException
 
@@ -62,9 +60,9 @@ class StrictJSONRequest(Request):
     """
 
     async def json(self) -> Any:
-        if not hasattr(self, "_json"):
-            self._json = strict_loads(await self.body())
-        return self._json
+        if not hasattr(self, "_strict_json"):
+            self._strict_json = strict_loads(await self.body())
+        return self._strict_json
 
 
 def strict_loads(body: bytes) -> Any:
@@ -95,22 +93,6 @@ def _reference_loads(body: bytes) -> Any:
         raise json.JSONDecodeError(
             f"the key {exc.args[0]!r} appears twice in one object", text, 0
         ) from None
-
-
-class StrictJSONRoute(APIRoute):
-    """An APIRoute that takes JSON bodies only (415 otherwise), read strictly."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-        takes_body = self.body_field is not None
-
-        async def strict_handler(request: Request) -> Response:
-            content_type = request.headers.get("content-type")
-            if takes_body:
-                check_media_type(content_type)
-            return await handler(StrictJSONRequest(request.scope, request.receive))
-
-        return strict_handler
 
 
 def check_media_type(content_type: str | None) -> None:

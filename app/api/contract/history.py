@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from fastapi import Response
+from fastapi import APIRouter, Response
 
-from app.api.admission import changes_game
-from app.api.deps import HistoryUseCases
-from app.api.headers import IdempotencyKey, IfMatch, Token
+from app.api.contract.dependencies import HistoryUseCases
+from app.api.contract.games import CHANGE_PROBLEMS
+from app.api.platform.admission import changes_game
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.headers import IdempotencyKey, IfMatch, Token
+from app.api.platform.responses import replayable
 from app.api.problems import problem_responses
-from app.api.responses import replayable
-from app.api.router import LeanRouter
-from app.api.routers.games import CHANGE_PROBLEMS
 from app.api.schemas.games import RedoRead, UndoRead
 from app.services.idempotency import request_fingerprint
 
-router = LeanRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=ExplicitRoute)
 
 IDEMPOTENT = ("idempotency-key-reused", "idempotency-in-flight")
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path, Response
+from fastapi import APIRouter, Path, Response
 
-from app.api.admission import changes_game, recovers_game
-from app.api.deps import SeatUseCases
-from app.api.headers import IdempotencyKey, IfMatch, Token
+from app.api.contract.dependencies import SeatUseCases
+from app.api.contract.games import CHANGE_PROBLEMS
+from app.api.platform.admission import changes_game, recovers_game
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.headers import IdempotencyKey, IfMatch, Token
+from app.api.platform.responses import etag, replayable
 from app.api.problems import problem_responses
-from app.api.responses import etag, replayable
-from app.api.router import LeanRouter
-from app.api.routers.games import CHANGE_PROBLEMS
 from app.api.schemas.seats import RecoveryCreate, RecoveryRead, SeatTokenRead
 from app.services.idempotency import request_fingerprint
 
-router = LeanRouter(prefix="/v1/games", tags=["seats"])
+router = APIRouter(prefix="/v1/games", tags=["seats"], route_class=ExplicitRoute)
 
 Seat = Annotated[
     str,

@@ -1,7 +1,7 @@
-"""LeanRouter and LeanRoute route every request where APIRouter and APIRoute would, whether
-FastAPI includes the routers or the app serves their routes as its own (``include_lean``):
-the same routers, the same paths and methods, the same answers (404, 405 with its Allow,
-slash redirects included)."""
+"""ExplicitRoutes served as the app's own routes (as the service serves them) route every
+request where FastAPI's included APIRoutes would: the same routers, the same paths and
+methods, the same answers (404, 405 with its Allow, slash redirects included), behind a
+root path too (where a route's literal part is not the start of the request's path)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 from fastapi import APIRouter, FastAPI, Response
 from fastapi.routing import APIRoute
 
-from app.api.lean_route import LeanRoute
-from app.api.router import LeanRouter, include_lean
+from app.api.platform.explicit_route import ExplicitRoute
 
 
 async def answer(name: str) -> Response:
@@ -55,25 +54,25 @@ def _add_game_routes(games: APIRouter) -> None:
     games.get("/{game_id}/events")(events)
 
 
-def _app(router_class: type[APIRouter], route_class: type[APIRoute], own: bool = False) -> FastAPI:
+def _app(route_class: type[APIRoute]) -> FastAPI:
     """Routers like the service's: one without a prefix, overlapping prefixes, a prefix
-    with a parameter, and a route of the app after them; with ``own``, the app serves
-    all but the first as its own routes, as the service does."""
-    app = FastAPI()
-    ops = router_class(route_class=route_class)
-    v1 = router_class(prefix="/v1", route_class=route_class)
-    games = router_class(prefix="/v1/games", route_class=route_class)
-    reports = router_class(prefix="/v1/games/{game_id}/reports", route_class=route_class)
+    with a parameter, and a route of the app after them; ExplicitRoutes are the app's own
+    routes, FastAPI's are included."""
+    ops = APIRouter(route_class=route_class)
+    v1 = APIRouter(prefix="/v1", route_class=route_class)
+    games = APIRouter(prefix="/v1/games", route_class=route_class)
+    reports = APIRouter(prefix="/v1/games/{game_id}/reports", route_class=route_class)
     ops.get("/healthz")(healthz)
     v1.get("/faith-track")(faith_track)
     v1.get("/slashed/")(slash)
     _add_game_routes(games)
     reports.get("/{period}")(report)
-    app.include_router(ops)
-    for router in (v1, games, reports):
-        if own:
-            include_lean(app, router)
-        else:
+    routers = (ops, v1, games, reports)
+    if route_class is ExplicitRoute:
+        app = FastAPI(routes=[route for router in routers for route in router.routes])
+    else:
+        app = FastAPI()
+        for router in routers:
             app.include_router(router)
 
     @app.get("/after")
@@ -85,14 +84,13 @@ def _app(router_class: type[APIRouter], route_class: type[APIRoute], own: bool =
 
 @pytest.fixture
 async def clients() -> AsyncIterator[list[tuple[httpx.AsyncClient, str]]]:
-    """Clients of FastAPI's routing, of LeanRouters included, of LeanRoutes as the app's
-    own, and of those behind a root path, each with the root path of its requests."""
+    """Clients of FastAPI's routing and of ExplicitRoutes, each without and behind a root
+    path, each with the root path of its requests."""
     apps = [
-        (_app(APIRouter, APIRoute), ""),
-        (_app(LeanRouter, LeanRoute), ""),
-        (_app(LeanRouter, LeanRoute, own=True), ""),
-        (_app(APIRouter, APIRoute), "/api"),
-        (_app(LeanRouter, LeanRoute, own=True), "/api"),
+        (_app(APIRoute), ""),
+        (_app(ExplicitRoute), ""),
+        (_app(APIRoute), "/api"),
+        (_app(ExplicitRoute), "/api"),
     ]
     async with contextlib.AsyncExitStack() as stack:
         yield [
@@ -139,43 +137,6 @@ async def test_a_request_is_routed_as_apirouter_routes_it(
     for client, root in clients:
         r = await client.request(method, root + path)
         answers.append((r.status_code, r.text, r.headers.get("allow"), r.headers.get("location")))
-    full, lean, own, full_rooted, own_rooted = answers
-    assert lean == full
-    assert own == full
-    assert own_rooted == full_rooted
-
-
-def _prefixed_app(route_class: type[APIRoute]) -> FastAPI:
-    """Routes under an including router's prefix, behind a root path: where a LeanRoute's
-    literal part is not the start of the request's path."""
-    router = APIRouter(prefix="/games", route_class=route_class)
-    _add_game_routes(router)
-    app = FastAPI()
-    app.include_router(router, prefix="/v1")
-    return app
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/v1/games",
-        "/api/v1/games",
-        "/v1/games/abc",
-        "/api/v1/games/abc/events",
-        "/v1/games/abc/events/",
-        "/games/abc",
-        "/api/games",
-        "/v1/gamesx",
-    ],
-)
-@pytest.mark.parametrize("method", ["GET", "POST"])
-async def test_a_lean_route_under_a_prefix_and_a_root_path_matches_as_apiroute(
-    method: str, path: str
-) -> None:
-    answers = []
-    for route_class in (LeanRoute, APIRoute):
-        transport = httpx.ASGITransport(app=_prefixed_app(route_class), root_path="/api")
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-            r = await client.request(method, path)
-            answers.append((r.status_code, r.text, r.headers.get("allow")))
-    assert answers[0] == answers[1]
+    full, explicit, full_rooted, explicit_rooted = answers
+    assert explicit == full
+    assert explicit_rooted == full_rooted

@@ -2,7 +2,7 @@
 was deprecated as ``@<seconds since the epoch>``), ``Sunset`` (RFC 8594, the HTTP-date
 after which it may be gone) and a ``Link`` to what replaces it, with ``rel="deprecation"``
 (and ``rel="sunset"``). The contract marks such an operation ``deprecated: true`` and
-declares those headers on its answers (``app/api/openapi_doc.py``).
+declares those headers on its answers (``app/api/documentation/openapi_document.py``).
 
 A route is deprecated by a line in :data:`DEPRECATED` (none is yet); docs/api.md,
 "Versioning and deprecation", says what a client can count on between the two dates.

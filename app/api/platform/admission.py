@@ -27,8 +27,8 @@ for a write slot only.
 
 A route declares what it stores by one of the decorators below (``changes_game``,
 ``recovers_game``, ``creates_game``, ``stores_nothing``); its
-:class:`~app.api.lean_route.LeanRoute` enters the admission around the endpoint's call. A
-test checks that every route of the app that is not a ``GET`` declares one.
+:class:`~app.api.platform.explicit_route.ExplicitRoute` enters the admission around the
+endpoint's call. A test checks that every route of the app that is not a ``GET`` declares one.
 """
 
 from __future__ import annotations

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import hmac
 import os
-from typing import Any
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
-from fastapi.routing import APIRoute
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
-from app.api.client_address import request_client_ip
-from app.api.deps import ServiceHealth
+from app.api.contract.dependencies import ServiceHealth
+from app.api.platform.client_address import request_client_ip
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.responses import JSONDocumentResponse, JSONModelResponse, raw_json_response
 from app.api.problems import PROBLEM_TYPES, problem_response, problem_responses
 from app.api.problems.statuses import status_of
-from app.api.router import LeanRouter
 
-# FastAPI's own route class: these endpoints return models for FastAPI to serialise.
-router = LeanRouter(tags=["operations"], route_class=APIRoute)
+router = APIRouter(tags=["operations"], route_class=ExplicitRoute)
 
 
 class Health(BaseModel):
@@ -38,15 +36,19 @@ class ProblemTypeInfo(BaseModel):
     description: str
 
 
+# Always the same answer: serialised once.
+_HEALTHY = Health(status="ok").model_dump_json().encode()
+
+
 @router.get(
     "/healthz",
     operation_id="getHealth",
     summary="Liveness: the process is up",
     response_model=Health,
 )
-async def get_health() -> Health:
+async def get_health() -> Response:
     # Deliberately touches nothing: a database outage must not get the process restarted.
-    return Health(status="ok")
+    return raw_json_response(_HEALTHY, 200, {})
 
 
 @router.get(
@@ -56,7 +58,7 @@ async def get_health() -> Health:
     response_model=Readiness,
     responses=problem_responses("service-unavailable"),
 )
-async def get_readiness(request: Request, health: ServiceHealth) -> Readiness | Response:
+async def get_readiness(request: Request, health: ServiceHealth) -> Response:
     # Bounded (READYZ_TIMEOUT_MS) and on threads of its own: a stuck database makes this
     # a 503 at once, even while every request thread waits on it.
     try:
@@ -73,7 +75,7 @@ async def get_readiness(request: Request, health: ServiceHealth) -> Readiness | 
             "service-unavailable",
             detail=f"The database does not answer ({type(exc).__name__}).",
         )
-    return Readiness(status="ready")
+    return JSONModelResponse(Readiness(status="ready"))
 
 
 def _registry() -> CollectorRegistry:
@@ -115,15 +117,15 @@ def _may_read_metrics(request: Request) -> bool:
 
 
 @router.get("/problems", include_in_schema=False)
-async def list_problem_types() -> dict[str, Any]:
-    return {"problems": [_info(slug).model_dump() for slug in PROBLEM_TYPES]}
+async def list_problem_types() -> Response:
+    return JSONDocumentResponse({"problems": [_info(slug).model_dump() for slug in PROBLEM_TYPES]})
 
 
 @router.get("/problems/{slug}", include_in_schema=False, response_model=ProblemTypeInfo)
-async def get_problem_type(request: Request, slug: str) -> ProblemTypeInfo | Response:
+async def get_problem_type(request: Request, slug: str) -> Response:
     if slug not in PROBLEM_TYPES:
         return problem_response(request, "not-found", detail=f"No problem type {slug!r}")
-    return _info(slug)
+    return JSONModelResponse(_info(slug))
 
 
 def _info(slug: str) -> ProblemTypeInfo:

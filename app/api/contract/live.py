@@ -1,5 +1,5 @@
-"""Following a game live: its events as Server-Sent Events (the long-poll is ``wait`` on
-the events list, in ``games.py``)."""
+"""Following a game: its event log, read a page at a time (``wait`` makes the read a
+long-poll) or as Server-Sent Events."""
 
 from __future__ import annotations
 
@@ -7,24 +7,28 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
-from fastapi import Header, Query, Request
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from prometheus_client import Gauge
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.api.deps import GameUseCases, LiveGames
-from app.api.headers import Token
+from app.api.contract.dependencies import GameUseCases, LiveGames
+from app.api.contract.games import NOT_MODIFIED, READ_PROBLEMS, not_modified
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.headers import IfNoneMatch, Token
+from app.api.platform.responses import versioned
 from app.api.problems import problem_responses
-from app.api.router import LeanRouter
 from app.api.schemas.base import WholeNumber, is_ascii_digits
-from app.api.schemas.events import EventRead
+from app.api.schemas.games import EventList, EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
 from app.settings import Settings
 
-router = LeanRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=ExplicitRoute)
 
 EVENT_STREAM = "text/event-stream"
+MAX_WAIT_SECONDS = 30
 _MAX_SEQ = 2**31 - 1
 HEARTBEAT = b": heartbeat\n\n"
 
@@ -99,6 +103,54 @@ def _resume_point(after: int, last_event_id: str | None) -> int:
             loc=("header", "Last-Event-ID"),
         )
     return int(value)
+
+
+@router.get(
+    "/{game_id}/events",
+    operation_id="listGameEvents",
+    response_model=EventList,
+    responses={
+        **NOT_MODIFIED,
+        **problem_responses(*READ_PROBLEMS, "validation-error", "too-many-streams"),
+    },
+)
+async def list_events(
+    request: Request,
+    game_id: str,
+    games: GameUseCases,
+    live: LiveGames,
+    token: Token,
+    cached: IfNoneMatch,
+    after: Annotated[int, Query(ge=0, le=2**31 - 1), WholeNumber] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000), WholeNumber] = 100,
+    wait: Annotated[
+        float,
+        Query(
+            ge=0,
+            le=MAX_WAIT_SECONDS,
+            allow_inf_nan=False,
+            description="Long-poll: with no event after `after` yet, answer when the first "
+            "one is committed (on any replica), or after this many seconds with an empty "
+            "page.",
+        ),
+    ] = 0,
+) -> Response:
+    """Every change to the game, in order: `seq` equals the game version it produced.
+    The `ETag` is the game's version (a page of an append-only log changes only with it)."""
+    if cached:
+        version = await games.current_version(game_id, token)
+        if version in cached:
+            return not_modified(version)
+    version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
+    wait = min(wait, request.app.state.settings.long_poll_max_seconds)
+    if not events and wait > 0:
+        await live.wait_after(game_id, version, after, wait)
+        version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
+    page = EventList(
+        events=[EventRead.model_validate(e) for e in events],
+        last_seq=events[-1].seq if events else after,
+    )
+    return versioned(page, version)
 
 
 @router.get(

@@ -2,7 +2,7 @@
 
 ``record_examples`` plays one game through the service (the request bodies are the
 request models' own examples) and keeps each operation's answer; ``openapi/generate.py``
-writes them to ``examples.json`` beside this module, and ``--check`` fails when a change
+writes them to ``app/api/examples.json``, and ``--check`` fails when a change
 to the service changes an answer but the file was not rewritten. Ids, tokens and times
 differ on every run, so they are replaced by fixed stand-ins before they are kept.
 """
@@ -35,7 +35,7 @@ from app.api.schemas.games import (
 )
 from app.api.schemas.reference import TileDrawCreate
 
-EXAMPLES_FILE = Path(__file__).with_name("examples.json")
+EXAMPLES_FILE = Path(__file__).resolve().parent.parent / "examples.json"
 
 #: Stand-ins for what differs from run to run.
 GAME_ID = "0f4e1c2a9b8d4e6fa1b2c3d4e5f60718"

@@ -30,7 +30,7 @@ def install_docs(app: FastAPI) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
     openapi_url = app.openapi_url or "/openapi.json"
 
-    # Their response_class says what they answer (app/api/negotiation.py reads it).
+    # Their response_class says what they answer (app/api/platform/negotiation.py reads it).
     @app.get(DOCS_URL, include_in_schema=False, response_class=HTMLResponse)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")

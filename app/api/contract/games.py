@@ -1,36 +1,24 @@
-"""Stored games: create, read, delete, faith, leaders, turn order, rounds, computations and
-the event log."""
+"""Stored games: create, read, delete, faith, leaders, turn order and rounds."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
+from fastapi import APIRouter, Response
 
-from app.api.admission import changes_game, creates_game, stores_nothing
-from app.api.client_address import ClientAddress
-from app.api.deps import GameUseCases, LiveGames
-from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
-from app.api.presenters import final_scores_document, gains_document
-from app.api.problems import problem_responses
-from app.api.responses import (
-    JSONDocumentResponse,
+from app.api.contract.dependencies import GameUseCases
+from app.api.platform.admission import changes_game, creates_game
+from app.api.platform.client_address import ClientAddress
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.platform.responses import (
     JSONModelResponse,
     etag,
     raw_json_response,
     replayable,
     versioned,
 )
-from app.api.router import LeanRouter
-from app.api.schemas.base import WholeNumber
-from app.api.schemas.calculations import (
-    FinalScoresResult,
-    GainsResult,
-    GameFinalScoresCalculation,
-    PlayerGainsCalculation,
-)
-from app.api.schemas.events import EventList, EventRead
+from app.api.problems import problem_responses
 from app.api.schemas.games import (
     FaithBatchRead,
     FaithBatchUpdate,
@@ -47,7 +35,7 @@ from app.api.schemas.games import (
 )
 from app.services.idempotency import request_fingerprint
 
-router = LeanRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=ExplicitRoute)
 
 READ_PROBLEMS = ("bad-request", "unauthorized", "not-found", "service-unavailable")
 CHANGE_PROBLEMS = (
@@ -60,7 +48,6 @@ CHANGE_PROBLEMS = (
     "seat-event-limit-reached",
     "too-many-requests",
 )
-MAX_WAIT_SECONDS = 30
 NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
     304: {"description": "Not modified: `If-None-Match` names the current version."}
 }
@@ -276,99 +263,3 @@ def set_turn_order(
     """R-REP-3: the turn order reports use; every player exactly once."""
     document = games.set_turn_order(game_id, body.turn_order, token, if_match)
     return raw_json_response(document.body, 200, {"ETag": etag(document.version)})
-
-
-@router.post(
-    "/{game_id}/players/{player_id}/gain-adjustments",
-    operation_id="calculatePlayerGains",
-    response_model=GainsResult,
-    responses=problem_responses(
-        "bad-request",
-        "unauthorized",
-        "forbidden",
-        "not-found",
-        "validation-error",
-        "unsupported-media-type",
-        "service-unavailable",
-    ),
-)
-@stores_nothing
-def gain_adjustments(
-    game_id: str, player_id: str, body: PlayerGainsCalculation, games: GameUseCases, token: Token
-) -> JSONDocumentResponse:
-    """R-GAIN-*: the gains under the player's stored excommunications and leaders.
-    Computes only; stores nothing."""
-    gains = [g.to_domain() for g in body.gains]
-    result = games.gain_adjustments(game_id, player_id, gains, token)
-    return JSONDocumentResponse(gains_document(result))
-
-
-@router.post(
-    "/{game_id}/final-scores",
-    operation_id="calculateGameFinalScores",
-    response_model=FinalScoresResult,
-    responses=problem_responses(
-        "bad-request",
-        "unauthorized",
-        "not-found",
-        "validation-error",
-        "unsupported-media-type",
-        "service-unavailable",
-    ),
-)
-@stores_nothing
-def game_final_scores(
-    game_id: str, body: GameFinalScoresCalculation, games: GameUseCases, token: Token
-) -> JSONDocumentResponse:
-    """R-END-*: final scores with each player's stored excommunications (so far, when
-    called before the end). Every player listed once by id. Computes only."""
-    scores = games.final_scores(game_id, [p.to_domain() for p in body.players], token)
-    return JSONDocumentResponse(final_scores_document(scores))
-
-
-@router.get(
-    "/{game_id}/events",
-    operation_id="listGameEvents",
-    response_model=EventList,
-    responses={
-        **NOT_MODIFIED,
-        **problem_responses(*READ_PROBLEMS, "validation-error", "too-many-streams"),
-    },
-)
-async def list_events(
-    request: Request,
-    game_id: str,
-    games: GameUseCases,
-    live: LiveGames,
-    token: Token,
-    cached: IfNoneMatch,
-    after: Annotated[int, Query(ge=0, le=2**31 - 1), WholeNumber] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000), WholeNumber] = 100,
-    wait: Annotated[
-        float,
-        Query(
-            ge=0,
-            le=MAX_WAIT_SECONDS,
-            allow_inf_nan=False,
-            description="Long-poll: with no event after `after` yet, answer when the first "
-            "one is committed (on any replica), or after this many seconds with an empty "
-            "page.",
-        ),
-    ] = 0,
-) -> Response:
-    """Every change to the game, in order: `seq` equals the game version it produced.
-    The `ETag` is the game's version (a page of an append-only log changes only with it)."""
-    if cached:
-        version = await games.current_version(game_id, token)
-        if version in cached:
-            return not_modified(version)
-    version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
-    wait = min(wait, request.app.state.settings.long_poll_max_seconds)
-    if not events and wait > 0:
-        await live.wait_after(game_id, version, after, wait)
-        version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
-    page = EventList(
-        events=[EventRead.model_validate(e) for e in events],
-        last_seq=events[-1].seq if events else after,
-    )
-    return versioned(page, version)

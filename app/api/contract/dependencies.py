@@ -29,7 +29,7 @@ async def get_catalogue(request: Request) -> Catalogue:
 
 
 def calculations_of(request: Request) -> Calculations:
-    """Not a dependency: the calculation routes take none (see ``LeanRoute``)."""
+    """Not a dependency: the calculation routes take none (see ``ExplicitRoute``)."""
     calculations: Calculations = request.app.state.calculations
     return calculations
 

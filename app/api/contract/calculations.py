@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 
-from app.api.admission import stores_nothing
-from app.api.deps import calculations_of
+from app.api.contract.dependencies import calculations_of
+from app.api.platform.admission import stores_nothing
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.responses import JSONDocumentResponse, JSONModelResponse
 from app.api.presenters import final_scores_document, gains_document
 from app.api.problems import problem_responses
-from app.api.responses import JSONDocumentResponse, JSONModelResponse
-from app.api.router import LeanRouter
 from app.api.schemas.calculations import (
     ActionValueCalculation,
     ActionValueResult,
@@ -23,7 +23,7 @@ from app.api.schemas.calculations import (
     VaticanReportResult,
 )
 
-router = LeanRouter(prefix="/v1/calculations", tags=["calculations"])
+router = APIRouter(prefix="/v1/calculations", tags=["calculations"], route_class=ExplicitRoute)
 INPUT_PROBLEMS = problem_responses("validation-error", "unsupported-media-type")
 
 

@@ -18,7 +18,14 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
-from app.api.examples import add_examples, load_examples
+from app.api.documentation.examples import add_examples, load_examples
+from app.api.documentation.openapi_headers import (
+    DEPRECATION_HEADERS,
+    HEADER_REFS,
+    HEADERS,
+    SUCCESS_HEADERS,
+)
+from app.api.documentation.openapi_links import HTTP_METHODS, add_links
 from app.api.problems import (
     PROBLEM_MEDIA_TYPE,
     Problem,
@@ -27,182 +34,8 @@ from app.api.problems import (
 )
 
 _FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
-_HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-
-# OpenAPI links: how a client chains a game's calls (create -> faith -> decisions ->
-# resolution -> reads); schemathesis' stateful mode walks them. A created game is
-# reached with its id (and the host token of the answer, as the bearer credentials);
-# later calls keep the game and send its ETag as If-Match.
-_CREATED = {"path.game_id": "$response.body#/game/id"}
-_SAME_GAME = {"path.game_id": "$request.path.game_id"}
-_CURRENT_VERSION = {"header.If-Match": "$response.header.ETag"}
-
-
-def _link(operation_id: str, description: str, **parameters: Any) -> dict[str, Any]:
-    return {"operationId": operation_id, "description": description, "parameters": parameters}
-
-
-def _links(base: dict[str, str], player: str) -> dict[str, dict[str, Any]]:
-    """Links from an answer about a game (``base`` locates it) to the calls that follow."""
-    return {
-        "GetGame": _link("getGame", "Read the game.", **base),
-        "ListGameEvents": _link("listGameEvents", "Read the game's changes.", **base),
-        "GetReport": _link("getReport", "Read a report of the game.", **base),
-        "SetFaith": _link("setFaith", "Set players' faith.", **base, **_CURRENT_VERSION),
-        "SetPlayerFaith": _link(
-            "setPlayerFaith",
-            "Set a player's faith.",
-            **base,
-            **_CURRENT_VERSION,
-            **{"path.player_id": player},
-        ),
-        "SetReportDecision": _link(
-            "setReportDecision",
-            "A player chooses in the period I report.",
-            **base,
-            **_CURRENT_VERSION,
-            **{"path.player_id": player, "path.period": "1"},
-        ),
-        "ResolveReport": _link(
-            "resolveReport",
-            "Resolve the period I report.",
-            **base,
-            **_CURRENT_VERSION,
-            **{"path.period": "1"},
-        ),
-        "CalculateGameFinalScores": _link(
-            "calculateGameFinalScores", "Score the game so far.", **base
-        ),
-        "ChangePlayerFaith": _link(
-            "changePlayerFaith",
-            "Add Faith to a player.",
-            **base,
-            **_CURRENT_VERSION,
-            **{"path.player_id": player},
-        ),
-        "UndoChange": _link("undoChange", "Undo the last change.", **base, **_CURRENT_VERSION),
-    }
-
-
-_REPORT_LINKS = {
-    "GetReport": _link(
-        "getReport",
-        "Read this report again.",
-        **_SAME_GAME,
-        **{"path.period": "$response.body#/period"},
-    ),
-    "ResolveReport": _link(
-        "resolveReport",
-        "Resolve this report.",
-        **_SAME_GAME,
-        **_CURRENT_VERSION,
-        **{"path.period": "$response.body#/period"},
-    ),
-    "GetGame": _link("getGame", "Read the game.", **_SAME_GAME),
-    "ListGameEvents": _link("listGameEvents", "Read the game's changes.", **_SAME_GAME),
-}
-
-_UNDONE_LINKS = {
-    **_links(_SAME_GAME, "$response.body#/game/players/0/id"),
-    "RedoChange": _link("redoChange", "Redo what was undone.", **_SAME_GAME, **_CURRENT_VERSION),
-}
-
-LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
-    ("createGame", "201"): _links(_CREATED, "$response.body#/game/players/0/id"),
-    ("setFaith", "200"): _links(_SAME_GAME, "$response.body#/players/0/id"),
-    ("setPlayerFaith", "200"): _links(_SAME_GAME, "$response.body#/player/id"),
-    ("changePlayerFaith", "200"): _links(_SAME_GAME, "$response.body#/player/id"),
-    ("setReportDecision", "200"): _REPORT_LINKS,
-    ("resolveReport", "201"): _REPORT_LINKS,
-    ("undoChange", "200"): _UNDONE_LINKS,
-    ("redoChange", "200"): _links(_SAME_GAME, "$response.body#/game/players/0/id"),
-}
-
 
 SERVERS = [{"url": "/", "description": "The service that serves this document."}]
-
-# Response headers, declared once under components.headers and referenced by each answer
-# that carries them (tests/api/test_openapi_headers.py checks real answers against this).
-HEADERS: dict[str, dict[str, Any]] = {
-    "X-Request-ID": {
-        "required": True,
-        "description": "The request's id: the client's own when it sent a sane one, else a "
-        "new one. Quote it when reporting a problem.",
-        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
-    },
-    "ETag": {
-        "required": True,
-        "description": 'The game\'s version, as a strong tag (`"3"`): send it back as '
-        "`If-Match` to change the game, or as `If-None-Match` to poll.",
-        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
-    },
-    "Location": {
-        "required": True,
-        "description": "The created game's URL.",
-        "schema": {"type": "string", "format": "uri-reference"},
-    },
-    "Idempotent-Replayed": {
-        "description": "`true` when this answer is the replay of an earlier call with the "
-        "same `Idempotency-Key`; absent on the first answer.",
-        "schema": {"type": "string", "enum": ["true"]},
-    },
-    "Retry-After": {
-        "required": True,
-        "description": "Seconds to wait before retrying.",
-        "schema": {"type": "integer", "minimum": 0},
-    },
-    "Cache-Control": {
-        "required": True,
-        "description": "`no-store` on every answer that carries a token or a recovery code: "
-        "no cache, proxy or browser may keep it.",
-        "schema": {"type": "string", "enum": ["no-store"]},
-    },
-}
-# The answers of a deprecated operation (app/api/deprecation.py) carry these too; they are
-# declared only in a document that has one, so that no component goes unused.
-DEPRECATION_HEADERS: dict[str, dict[str, Any]] = {
-    "Deprecation": {
-        "required": True,
-        "description": "RFC 9745: this operation is deprecated, since the date given as "
-        "`@<seconds since the epoch>`. See docs/api.md, Versioning and deprecation.",
-        "schema": {"type": "string", "pattern": "^@-?[0-9]+$"},
-    },
-    "Sunset": {
-        "description": "RFC 8594: the HTTP-date after which the operation may be removed.",
-        "schema": {"type": "string"},
-    },
-    "Link": {
-        "description": 'What to use instead, with `rel="deprecation"` (and `"sunset"`).',
-        "schema": {"type": "string"},
-    },
-}
-_HEADER_REFS = {
-    name: {"$ref": f"#/components/headers/{name}"} for name in [*HEADERS, *DEPRECATION_HEADERS]
-}
-
-# Which success answers carry which headers besides X-Request-ID (every answer has it).
-_VERSIONED = ("ETag",)
-_IDEMPOTENT = ("ETag", "Idempotent-Replayed")
-_SECRET = (*_IDEMPOTENT, "Cache-Control")
-SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
-    "createGame": ("ETag", "Location", "Idempotent-Replayed", "Cache-Control"),
-    "getGame": _VERSIONED,
-    "setPlayerFaith": _VERSIONED,
-    "setFaith": _VERSIONED,
-    "setPlayerLeaders": _VERSIONED,
-    "setTurnOrder": _VERSIONED,
-    "listGameEvents": _VERSIONED,
-    "getReport": _VERSIONED,
-    "setReportDecision": _VERSIONED,
-    "resolveReport": _IDEMPOTENT,
-    "changePlayerFaith": _IDEMPOTENT,
-    "advanceRound": _IDEMPOTENT,
-    "undoChange": _IDEMPOTENT,
-    "redoChange": _IDEMPOTENT,
-    "issueSeatToken": _SECRET,
-    "revokeSeatToken": _VERSIONED,
-    "recoverHostSeat": _SECRET,
-}
 
 
 def camel_case_operation_id(route: APIRoute) -> str:
@@ -288,7 +121,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     )
     validation_response = problem_responses("validation-error")[422]
     for path_item in document.get("paths", {}).values():
-        for method in _HTTP_METHODS:
+        for method in HTTP_METHODS:
             operation = path_item.get(method)
             if operation is None:
                 continue
@@ -304,7 +137,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                     "schema": {}
                 }:
                     del content["application/json"]
-    _add_links(document)
+    add_links(document)
     add_examples(document, load_examples())
     _complete_operations(document)
     document["servers"] = copy.deepcopy(SERVERS)
@@ -379,7 +212,7 @@ def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
         operation
         for path_item in document.get("paths", {}).values()
         for method, operation in path_item.items()
-        if method in _HTTP_METHODS
+        if method in HTTP_METHODS
     ]
 
 
@@ -406,21 +239,7 @@ def _complete_operations(document: dict[str, Any]) -> None:
                 names += list(DEPRECATION_HEADERS)
             headers = response.setdefault("headers", {})
             for name in names:
-                headers[name] = copy.deepcopy(_HEADER_REFS[name])
-
-
-def _add_links(document: dict[str, Any]) -> None:
-    operations = {
-        operation["operationId"]: operation
-        for path_item in document.get("paths", {}).values()
-        for method, operation in path_item.items()
-        if method in _HTTP_METHODS and "operationId" in operation
-    }
-    for (operation_id, status), links in LINKS.items():
-        operation = operations.get(operation_id)
-        if operation is None or status not in operation.get("responses", {}):
-            continue  # an app without the games routes (e.g. a test's) has no such answer
-        operation["responses"][status]["links"] = copy.deepcopy(links)
+                headers[name] = copy.deepcopy(HEADER_REFS[name])
 
 
 def install_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:

@@ -1,45 +1,38 @@
-"""uvicorn's httptools protocol, bounded.
+"""uvicorn beyond its public API (``uvicorn.Config``, ``uvicorn.Server``): the one module
+that reaches into it, and why it must.
 
-uvicorn's own protocol trusts the peer: httptools accumulates a header that never ends
-(and any number of them), one read can queue thousands of pipelined requests, and a
-connection that sends nothing is never timed out. This subclass keeps uvicorn's request
-cycle and adds, per connection:
-
-- headers: at most ``max_header_bytes`` (request line included) and ``max_headers``
-  fields, else a 431 problem and close. The bytes are counted before the parser sees
-  them, so a header that never ends costs at most that much memory;
-- time: an idle connection (before its first request too) is closed after
-  ``keepalive_timeout``; a request's line and headers must arrive within
-  ``header_timeout`` of its first byte, and its body within ``body_timeout`` of its
-  headers (else a 408 problem and close: the app, still reading the body, reads a
-  disconnect); a client that leaves answers unread for
-  ``send_timeout`` (the send buffer stays full) is cut off;
-- pipelining: at most ``max_pipelined_requests`` requests queued behind the one being
-  answered; past that the queued ones are answered and the connection closes;
-- connections: past ``max_connections`` in this worker a connection's request is answered
-  with a 503 problem (``Retry-After``) and the connection closed; past twice that it is
-  dropped at once, so that a flood cannot exhaust the file descriptors. The same holds
-  per client address past ``max_connections_per_address`` (a trusted proxy's connections
-  are not counted: :mod:`app.server.addresses`), so that one address cannot take them all.
+uvicorn's protocol trusts the peer: httptools accumulates a header that never ends (and
+any number of them), one read can queue thousands of pipelined requests, a connection
+that sends nothing is never timed out. No uvicorn option bounds these per connection,
+and an ASGI middleware sees a request only once its head is parsed. So
+:class:`EdgeHttpToolsProtocol` keeps uvicorn's request cycle and re-implements its
+``data_received`` with the bounds of :class:`~app.server.limits.EdgeLimits` (docs/api.md,
+"Limits at the edge"), on members of uvicorn's protocol that are not public (``parser``,
+``cycle``, ``pipeline``, ``flow``, ``_unset_keepalive_if_required``...). The workers'
+supervisor and the exit status of a failed start serve ``app/server/serve.py``.
+``tests/packaging/test_internals_pinned.py`` fails when another module imports uvicorn's
+internals, or when a release changes what is used here; pyproject.toml holds uvicorn and
+httptools to the minor series tested.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from asyncio import TimerHandle
 from typing import Any
 
 import httptools
-from uvicorn.config import Config
+from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
+from uvicorn.supervisors import Multiprocess
 
 from app.server import answers
 from app.server.addresses import counted_as, counts_of
 from app.server.limits import EdgeLimits
+from app.server.request_heads import Deadline, RequestHead
 
-logger = logging.getLogger("app.server")
+__all__ = ["STARTUP_FAILURE", "EdgeHttpToolsProtocol", "Multiprocess"]
 
 
 class _Refused(Exception):
@@ -61,18 +54,15 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         )
         self.timeout_keep_alive = int(self.limits.keepalive_timeout) or 1
         self._keepalive_seconds = self.limits.keepalive_timeout
-        self._app = self.app
         # Set when this connection is past a limit: the detail of the 503 it is answered.
         self._shed: str | None = None
         self._address: str | None = None  # what it counts against, once counted
         # The head (request line and headers) of the next request being read.
-        self._in_head = True
-        self._head_wire_bytes = 0  # bytes fed to the parser while in the head
-        self._head_field_bytes = 0  # bytes of the fields the parser reported
-        self._head_fields = 0
-        self._head_timer: TimerHandle | None = None
-        self._body_timer: TimerHandle | None = None
-        self._send_timer: TimerHandle | None = None
+        self._head = RequestHead(self.limits.max_header_bytes, self.limits.max_headers)
+        limits, loop = self.limits, self.loop
+        self._head_timer = Deadline(loop, limits.header_timeout, self._head_timed_out)
+        self._body_timer = Deadline(loop, limits.body_timeout, self._body_timed_out)
+        self._send_timer = Deadline(loop, limits.send_timeout, self._send_timed_out)
         self._linger_timer: TimerHandle | None = None
         # Once set, the parser is abandoned: input is dropped (at most linger_bytes).
         self._refusal: str | None = None
@@ -83,42 +73,43 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        limits = self.limits
-        open_connections = len(self.connections)
-        if open_connections > limits.max_connections:
-            if open_connections > 2 * limits.max_connections:
-                answers.refused(answers.CONNECTION_FLOOD)
-                self._dead = True
-                transport.abort()
-                return
+        limits, connections = self.limits, len(self.connections)
+        if connections > 2 * limits.max_connections:
+            self._drop_at_once(transport, answers.CONNECTION_FLOOD)
+            return
+        self._address = counted_as(self.client[0] if self.client else None, limits.trusted_proxies)
+        from_address = counts_of(self.server_state).opened(self._address) if self._address else 0
+        per_address = limits.max_connections_per_address
+        if connections > limits.max_connections:
             answers.refused(answers.CONNECTION_LIMIT)
             self._shed = f"The server is at its limit of {limits.max_connections} connections."
-        self._address = counted_as(self.client[0] if self.client else None, limits.trusted_proxies)
-        if self._address is not None:
-            from_address = counts_of(self.server_state).opened(self._address)
-            if from_address > limits.max_connections_per_address and self._shed is None:
-                if from_address > 2 * limits.max_connections_per_address:
-                    answers.refused(answers.ADDRESS_FLOOD)
-                    self._dead = True
-                    transport.abort()
-                    return
-                answers.refused(answers.ADDRESS_LIMIT)
-                self._shed = (
-                    f"The server is at its limit of {limits.max_connections_per_address} "
-                    "connections from one address."
-                )
+        elif from_address > 2 * per_address:
+            self._drop_at_once(transport, answers.ADDRESS_FLOOD)
+            return
+        elif from_address > per_address:
+            answers.refused(answers.ADDRESS_LIMIT)
+            self._shed = (
+                f"The server is at its limit of {per_address} connections from one address."
+            )
         # uvicorn arms its keep-alive timer only after a first answer: a connection that
         # never sends anything would be held forever.
         self._arm_keepalive()
+
+    def _drop_at_once(self, transport: asyncio.Transport, reason: str) -> None:
+        """Past twice a limit: no answer, so that a flood cannot exhaust file descriptors."""
+        answers.refused(reason)
+        self._dead = True
+        transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._address is not None:
             counts_of(self.server_state).closed(self._address)
             self._address = None
-        for timer in (self._head_timer, self._body_timer, self._send_timer, self._linger_timer):
-            if timer is not None:
-                timer.cancel()
-        self._head_timer = self._body_timer = self._send_timer = self._linger_timer = None
+        for timer in (self._head_timer, self._body_timer, self._send_timer):
+            timer.cancel()
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
         super().connection_lost(exc)
 
     def _arm_keepalive(self) -> None:
@@ -134,14 +125,14 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._drop(data)
             return
         self._unset_keepalive_if_required()
-        if self._in_head and self._head_timer is None:
-            self._head_timer = self.loop.call_later(
-                self.limits.header_timeout, self._head_timed_out
-            )
+        if self._head.in_head:
+            self._head_timer.arm()
         try:
-            self._feed(data)
-            if not self._in_head and self._body_timer is None and not self._dead:
-                self._arm_body_timer()  # a head is complete and its body is not
+            if not self._head.feed(data, self.parser.feed_data):
+                self._refusal = answers.HEADERS_TOO_LARGE
+                raise _Refused
+            if not self._head.in_head and not self._dead:
+                self._body_timer.arm()  # a head is complete and its body is not
         except (_Refused, httptools.HttpParserCallbackError) as exc:
             if self._refusal is None:  # a bug in a callback: uvicorn answers those 400
                 self._bad_request()
@@ -158,24 +149,6 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 self.handle_websocket_upgrade()
             else:
                 self._unsupported_upgrade_warning()
-
-    def _feed(self, data: bytes) -> None:
-        limit = self.limits.max_header_bytes
-        while data:
-            if not self._in_head:
-                self.parser.feed_data(data)
-                return
-            room = limit - self._head_wire_bytes
-            if len(data) > room:
-                chunk, data = data[:room], data[room:]
-            else:
-                chunk, data = data, b""
-            self._head_wire_bytes += len(chunk)
-            if chunk:
-                self.parser.feed_data(chunk)
-            if self._in_head and data:
-                self._refusal = answers.HEADERS_TOO_LARGE
-                raise _Refused
 
     def _bad_request(self) -> None:
         msg = "Invalid HTTP request received."
@@ -196,34 +169,26 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self._in_head = True
+        self._head.begin()
 
     def on_url(self, url: bytes) -> None:
-        self._head_field_bytes += len(url)
-        self._check_head()
+        if not self._head.url(url):
+            self._refuse_head()
         super().on_url(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._head_fields += 1
-        self._head_field_bytes += len(name) + len(value) + 4
-        self._check_head()
+        if not self._head.field(name, value):
+            self._refuse_head()
         super().on_header(name, value)
 
-    def _check_head(self) -> None:
-        if (
-            self._head_fields > self.limits.max_headers
-            or self._head_field_bytes > self.limits.max_header_bytes
-        ):
-            self._refusal = answers.HEADERS_TOO_LARGE
-            raise _Refused
+    def _refuse_head(self) -> None:
+        self._refusal = answers.HEADERS_TOO_LARGE
+        raise _Refused
 
     def on_headers_complete(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-        self._in_head = False
-        busy = self.cycle is not None and not self.cycle.response_complete
-        if busy and len(self.pipeline) >= self.limits.max_pipelined_requests:
+        self._head_timer.cancel()
+        self._head.complete()
+        if self._busy() and len(self.pipeline) >= self.limits.max_pipelined_requests:
             self._refusal = answers.PIPELINE_LIMIT
             raise _Refused
         if self._shed is not None:
@@ -232,11 +197,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
-        if self._body_timer is not None:
-            self._body_timer.cancel()
-            self._body_timer = None
-        self._in_head = True
-        self._head_wire_bytes = self._head_field_bytes = self._head_fields = 0
+        self._body_timer.cancel()
+        self._head.done()
 
     # Refusals
 
@@ -249,9 +211,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             answers.refused(self._refusal)
         self._dead = True
         self.flow.pause_reading()
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+        self._head_timer.cancel()
         if self._busy():
             self.cycle.keep_alive = False
         else:
@@ -264,9 +224,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             return
         answers.refused(answers.HEADERS_TOO_LARGE)
         self._dead = True
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+        self._head_timer.cancel()
         self.transport.write(
             answers.headers_too_large(
                 self.limits.max_header_bytes,
@@ -288,25 +246,20 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if not self._in_head or self.transport.is_closing():
+        if not self._head.in_head or self.transport.is_closing():
             return
         self._refusal = answers.HEADER_TIMEOUT
         self._finish_then_close()
 
-    def _arm_body_timer(self) -> None:
-        self._body_timer = self.loop.call_later(self.limits.body_timeout, self._body_timed_out)
-
     def _body_timed_out(self) -> None:
-        self._body_timer = None
         cycle = self.cycle
-        if self._in_head or cycle is None or self.transport.is_closing():
+        if self._head.in_head or cycle is None or self.transport.is_closing():
             return
         waiting = cycle.waiting_for_100_continue or any(c is cycle for c, _ in self.pipeline)
         if waiting:
             # The server has not asked for this body yet (no 100 Continue sent, or the
             # request waits behind another one, with reading paused): not the client's delay.
-            self._arm_body_timer()
+            self._body_timer.arm()
             return
         answers.refused(answers.BODY_TIMEOUT)
         if cycle.response_started:
@@ -327,17 +280,13 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def pause_writing(self) -> None:
         super().pause_writing()
-        if self._send_timer is None:
-            self._send_timer = self.loop.call_later(self.limits.send_timeout, self._send_timed_out)
+        self._send_timer.arm()
 
     def resume_writing(self) -> None:
         super().resume_writing()
-        if self._send_timer is not None:
-            self._send_timer.cancel()
-            self._send_timer = None
+        self._send_timer.cancel()
 
     def _send_timed_out(self) -> None:
-        self._send_timer = None
         if not self.transport.is_closing():
             answers.refused(answers.SEND_TIMEOUT)
             self.transport.abort()

@@ -28,9 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
-from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -103,8 +102,9 @@ def answers_of(route: BaseRoute) -> frozenset[str] | None:
     the request (a mount of files) or when it declares none (not negotiated)."""
     if isinstance(route, APIRoute):
         response_class = route.response_class
-        if isinstance(response_class, DefaultPlaceholder):
-            response_class = response_class.value
+        if not (isinstance(response_class, type) and issubclass(response_class, Response)):
+            # Not set: FastAPI's placeholder for its default, which this app keeps.
+            response_class = JSONResponse
         media_type = getattr(response_class, "media_type", None)
         return frozenset({_base(media_type)}) if media_type else None
     if isinstance(route, Route):

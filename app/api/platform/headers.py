@@ -9,7 +9,7 @@ from fastapi import Depends, Header, Request
 from fastapi.security import HTTPBearer
 from starlette.requests import HTTPConnection
 
-from app.api.idempotency_keys import weakness
+from app.api.platform.idempotency_keys import weakness
 from app.api.problems.catalogue import BadRequest
 from app.domain.errors import InvalidInput
 

@@ -2,12 +2,22 @@
 
 from fastapi import APIRouter
 
-from app.api.routers import calculations, games, history, live, reference, reports, seats
+from app.api.contract import (
+    calculations,
+    game_calculations,
+    games,
+    history,
+    live,
+    reference,
+    reports,
+    seats,
+)
 
 ROUTERS: list[APIRouter] = [
     reference.router,
     calculations.router,
     games.router,
+    game_calculations.router,
     live.router,
     reports.router,
     history.router,

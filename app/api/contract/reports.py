@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path, Response
+from fastapi import APIRouter, Path, Response
 
-from app.api.admission import changes_game
-from app.api.deps import ReportUseCases
-from app.api.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.contract.dependencies import ReportUseCases
+from app.api.contract.games import NOT_MODIFIED, not_modified
+from app.api.platform.admission import changes_game
+from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
+from app.api.platform.responses import replayable, versioned
 from app.api.presenters import report_read
 from app.api.problems import problem_responses
-from app.api.responses import replayable, versioned
-from app.api.router import LeanRouter
-from app.api.routers.games import NOT_MODIFIED, not_modified
 from app.api.schemas.base import WholeNumber
 from app.api.schemas.games import DecisionUpdate, ReportRead, ResolutionCreate
 from app.services.idempotency import request_fingerprint
 
-router = LeanRouter(prefix="/v1/games/{game_id}/reports", tags=["reports"])
+router = APIRouter(
+    prefix="/v1/games/{game_id}/reports", tags=["reports"], route_class=ExplicitRoute
+)
 Period = Annotated[int, Path(ge=1, le=3, description="1, 2 or 3 (periods I-III)"), WholeNumber]
 
 CHANGE_PROBLEMS = (
