@@ -20,7 +20,7 @@ from app.api.platform.headers import IfNoneMatch, Token
 from app.api.platform.responses import versioned
 from app.api.problems import problem_responses
 from app.api.schemas.base import WholeNumber, is_ascii_digits
-from app.api.schemas.games import EventList, EventRead
+from app.api.schemas.events import EventList, EventRead
 from app.domain.errors import InvalidInput
 from app.services.live import LoggedEvent
 from app.settings import Settings
