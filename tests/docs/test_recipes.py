@@ -24,21 +24,24 @@ WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 @dataclass(frozen=True)
 class Edit:
-    """Text inserted into a file of the copy, after an anchor the file holds once (or at
-    its end)."""
+    """Text inserted into a file of the copy, after (or before) an anchor the file holds
+    once, or at its end."""
 
     path: str
     text: str
     after: str | None = None
+    before: str | None = None
 
     def make(self, root: Path) -> None:
         file = root / self.path
         source = file.read_text()
-        if self.after is None:
+        anchor = self.after or self.before
+        if anchor is None:
             file.write_text(source.rstrip("\n") + "\n" + self.text)
             return
-        assert source.count(self.after) == 1, f"{self.path}: the anchor {self.after!r} moved"
-        file.write_text(source.replace(self.after, self.after + self.text))
+        assert source.count(anchor) == 1, f"{self.path}: the anchor {anchor!r} moved"
+        new = anchor + self.text if self.after else self.text + anchor
+        file.write_text(source.replace(anchor, new))
 
 
 def stated_count(recipe: str) -> int:
@@ -55,7 +58,7 @@ def stated_count(recipe: str) -> int:
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
     """The project's code, documentation and docs tests, without its data or tools."""
-    for part in ("app", "docs", "openapi"):
+    for part in ("app", "docs", "openapi", "migrations"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("*.pyc"))
     for part in ("README.md", "pyproject.toml"):
         shutil.copy(ROOT / part, tmp_path / part)
@@ -77,6 +80,23 @@ def run_in(root: Path, code: str) -> str:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def run_tests_in(root: Path, files: list[str], *args: str) -> str:
+    """pytest on copies of the project's own test ``files`` in ``root``: its output."""
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, root / name)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", files[0], *args],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
     return done.stdout
 
 
@@ -166,3 +186,195 @@ def test_a_new_setting_is_one_field_and_its_readme_row(copy: Path) -> None:
     )
     assert table.returncode == 0, table.stdout[-3000:]
     assert "report_grace_ms" in table.stdout or " passed" in table.stdout
+
+
+# ---- a change to a stored game: its event type, then its endpoint -------------------------
+
+EVENT_TYPE = [
+    Edit("app/domain/events.py", '    "faith_entry_set",\n', after='    "seat_token_changed",\n'),
+    Edit(
+        "app/domain/events.py",
+        textwrap.dedent(
+            """\
+            @dataclass(frozen=True, slots=True)
+            class FaithEntrySet(GameEvent):
+                \"\"\"Who enters Faith changed: the players on their phones, or the host.\"\"\"
+
+                type: ClassVar[Literal["faith_entry_set"]] = "faith_entry_set"
+                players_enter_faith: bool
+
+
+            """
+        ),
+        before="#: Every event type's class",
+    ),
+    Edit("app/domain/events.py", "    FaithEntrySet,\n", after="    SeatTokenChanged,\n"),
+    Edit(
+        "app/domain/commands.py",
+        textwrap.dedent(
+            """
+
+            def set_faith_entry(game: GameState, players_enter_faith: bool) -> FaithEntrySet | None:
+                \"\"\"Who enters Faith: the players on their phones, or the host.\"\"\"
+                if players_enter_faith == game.players_enter_faith:
+                    return None
+                return FaithEntrySet(players_enter_faith)
+            """
+        ),
+    ),
+    Edit(
+        "app/domain/commands.py", "    FaithEntrySet,\n", before="    FaithSet,\n    GameCreated,\n"
+    ),
+    Edit(
+        "app/domain/replay.py",
+        "        case FaithEntrySet(players_enter_faith=value):\n"
+        "            return replace(game, players_enter_faith=value)\n",
+        after="            return game  # who holds a seat is not part of the game's state\n",
+    ),
+    Edit("app/domain/replay.py", "    FaithEntrySet,\n", after="from app.domain.events import (\n"),
+]
+
+STORED_ENDPOINT = [
+    Edit(
+        "app/services/games.py",
+        textwrap.indent(
+            textwrap.dedent(
+                """
+                def set_faith_entry(
+                    self,
+                    game_id: str,
+                    players_enter_faith: bool,
+                    token: str | None,
+                    if_match: Collection[int] | None,
+                ) -> GameDocument:
+                    with self.transactions.changing(game_id, token) as change:
+                        change.who.require_host("change who enters Faith")
+                        change.check_version(if_match)
+                        change.apply(set_faith_entry(change.game, players_enter_faith))
+                    assert change.document is not None
+                    return change.document
+            """
+            ),
+            "    ",  # a method of GameService
+        )
+        + "\n",
+        before="    def advance_round(\n",
+    ),
+    Edit(
+        "app/services/games.py",
+        "from app.domain.commands import set_faith_entry\n",
+        after="from app.domain import game as rules\n",
+    ),
+    Edit(
+        "app/api/schemas/games.py",
+        textwrap.dedent(
+            """
+
+            class FaithEntryUpdate(StrictModel):
+                players_enter_faith: bool
+            """
+        ),
+    ),
+    Edit(
+        "app/api/contract/games.py",
+        textwrap.dedent(
+            """
+
+            @router.put(
+                "/{game_id}/faith-entry",
+                operation_id="setFaithEntry",
+                response_model=GameRead,
+                responses=problem_responses(*CHANGE_PROBLEMS),
+            )
+            @changes_game
+            def set_faith_entry(
+                game_id: str,
+                body: FaithEntryUpdate,
+                games: GameUseCases,
+                token: Token,
+                if_match: IfMatch,
+            ) -> Response:
+                \"\"\"Who enters Faith: the players on their phones, or the host.\"\"\"
+                document = games.set_faith_entry(game_id, body.players_enter_faith, token, if_match)
+                return raw_json_response(document.body, 200, {"ETag": etag(document.version)})
+            """
+        ),
+    ),
+    Edit(
+        "app/api/contract/games.py",
+        "    FaithEntryUpdate,\n",
+        after="from app.api.schemas.games import (\n",
+    ),
+]
+
+DOCUMENTED_EVENT = Edit(
+    "docs/api.md",
+    "| `faith_entry_set` | who enters Faith changes | `players_enter_faith` |\n",
+    after=next(
+        line + "\n"
+        for line in (ROOT / "docs/api.md").read_text().splitlines()
+        if line.startswith("| `seat_token_changed`")
+    ),
+)
+
+
+def edited(edits: list[Edit]) -> set[str]:
+    return {edit.path for edit in edits}
+
+
+def test_a_new_event_type_and_its_stored_endpoint(copy: Path) -> None:
+    """An event type (its value, the command that makes it, its fold) and an endpoint that
+    stores it (the command, the use case, the request's schema, the route): the contract,
+    the event log's schemas and the docs' check follow with no other edit."""
+    assert len(edited(EVENT_TYPE)) == stated_count("Adding an event type")
+    endpoint_files = {"app/domain/commands.py"} | edited(STORED_ENDPOINT)
+    assert len(endpoint_files) == stated_count("Adding a new stored-game endpoint")
+    for edit in [*EVENT_TYPE, *STORED_ENDPOINT, DOCUMENTED_EVENT]:
+        edit.make(copy)
+    out = run_in(
+        copy,
+        """
+        import json
+        from fastapi.testclient import TestClient
+        from app.main import create_app
+
+        from app.persistence.migrate import upgrade
+        from app.settings import Settings
+
+        url = "sqlite:///recipe.db"
+        upgrade(url)
+        app = create_app(Settings(database_url=url))
+        with TestClient(app) as client:
+            created = client.post("/v1/games", json={"players": [{"name": "A"}, {"name": "B"}]})
+            game = created.json()
+            url = f"/v1/games/{game['game']['id']}"
+            auth = {"Authorization": f"Bearer {game['host_token']}", "If-Match": '"1"'}
+            entry = {"players_enter_faith": True}
+            changed = client.put(url + "/faith-entry", json=entry, headers=auth)
+            events = client.get(url + "/events", headers=auth).json()["events"]
+            contract = client.get("/openapi.json").json()
+        print(changed.status_code, changed.headers["etag"], changed.json()["players_enter_faith"])
+        print(json.dumps(events[-1]["type"]), json.dumps(events[-1]["data"]))
+        print("/v1/games/{game_id}/faith-entry" in contract["paths"])
+        mapping = contract["components"]["schemas"]["EventRead"]["discriminator"]["mapping"]
+        print(mapping.get("faith_entry_set"))
+        """,
+    )
+    # The recipe's last step: the contract regenerated, as CI asks.
+    run_in(
+        copy,
+        "import subprocess, sys\n"
+        "subprocess.run([sys.executable, 'openapi/generate.py'], check=True)",
+    )
+    guide = run_tests_in(
+        copy,
+        ["tests/unit/test_events.py", "tests/unit/stored_games.py", "tests/unit/conftest.py"],
+        "-k",
+        "api_guide_names_every_key or contract_s_event_schemas",
+    )
+    assert "2 passed" in guide, guide
+    lines = out.strip().split("\n")
+    assert lines[0] == '200 "2" True'
+    assert lines[1] == '"faith_entry_set" {"players_enter_faith": true}'
+    assert lines[2] == "True"
+    assert lines[3] == "#/components/schemas/FaithEntrySetEvent"
