@@ -15,11 +15,11 @@ from app.persistence.changes import ChangeFeed as DatabaseChangeFeed
 from app.persistence.db import Database
 from app.persistence.errors import outage_detail
 from app.services.calculations import Calculations
+from app.services.client_limits import Rate, WriteLimits
 from app.services.games import GameService
 from app.services.health import recognize_outages
 from app.services.history import HistoryService
 from app.services.idempotency import Idempotency
-from app.services.limits import Rate, WriteLimits
 from app.services.reports import ReportService
 from app.services.seats import SeatService
 from app.services.storage import AsyncGameReads, ChangeFeed, Storage

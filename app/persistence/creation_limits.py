@@ -1,4 +1,4 @@
-"""The queries of the game-creation limits (``app/services/limits.py``)."""
+"""The queries of the game-creation limits (``app/services/client_limits.py``)."""
 
 from __future__ import annotations
 

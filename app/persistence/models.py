@@ -94,7 +94,7 @@ class Game(Base):
     # The last change: games idle longer than the retention are deleted by it.
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
     # The host's write limit: the theoretical arrival time (GCRA, ms since the epoch) of its
-    # next change; app/services/limits.py.
+    # next change; app/services/client_limits.py.
     write_tat_ms: Mapped[int] = mapped_column(BigInteger(), server_default="0")
     # Each player seat's [TAT, changes made]: a player spends only its own seat's budget.
     player_budgets: Mapped[dict[str, list[int]] | None] = mapped_column(JSON(none_as_null=True))

@@ -9,12 +9,12 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn import Config
 
+from app.server.edge_limits import EdgeLimits
 from app.server.lifecycle import (
     die_with_parent,
     remove_metrics_dir,
     remove_metrics_dir_if_orphaned,
 )
-from app.server.limits import EdgeLimits
 from app.server.uvicorn_internals import EdgeHttpToolsProtocol
 
 

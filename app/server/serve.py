@@ -9,8 +9,8 @@ from typing import Any
 from uvicorn import Server
 
 from app.server.config import EdgeConfig
+from app.server.edge_limits import EdgeLimits
 from app.server.lifecycle import make_metrics_dir, remove_metrics_dir
-from app.server.limits import EdgeLimits
 from app.server.uvicorn_internals import STARTUP_FAILURE, Multiprocess
 from app.settings import Settings
 

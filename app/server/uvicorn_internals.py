@@ -6,7 +6,7 @@ any number of them), one read can queue thousands of pipelined requests, a conne
 that sends nothing is never timed out. No uvicorn option bounds these per connection,
 and an ASGI middleware sees a request only once its head is parsed. So
 :class:`EdgeHttpToolsProtocol` keeps uvicorn's request cycle and re-implements its
-``data_received`` with the bounds of :class:`~app.server.limits.EdgeLimits` (docs/api.md,
+``data_received`` with the bounds of :class:`~app.server.edge_limits.EdgeLimits` (docs/api.md,
 "Limits at the edge"), on members of uvicorn's protocol that are not public (``parser``,
 ``cycle``, ``pipeline``, ``flow``, ``_unset_keepalive_if_required``...). The workers'
 supervisor and the exit status of a failed start serve ``app/server/serve.py``.
@@ -29,7 +29,7 @@ from uvicorn.supervisors import Multiprocess
 
 from app.server import answers
 from app.server.addresses import counted_as, counts_of
-from app.server.limits import EdgeLimits
+from app.server.edge_limits import EdgeLimits
 from app.server.request_heads import Deadline, RequestHead
 
 __all__ = ["STARTUP_FAILURE", "EdgeHttpToolsProtocol", "Multiprocess"]

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from app.domain.game import GameEvent, GameState, apply
 from app.services.access import Principal
+from app.services.client_limits import GameBudget, WriteLimits, check_log_room
 from app.services.errors import VersionMismatch
-from app.services.limits import GameBudget, WriteLimits, check_log_room
 from app.services.stored import Credentials, utcnow
 
 

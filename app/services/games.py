@@ -17,10 +17,10 @@ from app.domain.leaders import LeaderId
 from app.domain.scoring import PlayerScore, ScoringPlayer
 from app.domain.tiles import Catalogue
 from app.services.calculations import Calculations, Holding
+from app.services.client_limits import UNLIMITED, Rate, limit_game_creation
 from app.services.faith import FaithChange as FaithChange
 from app.services.faith import FaithChanges
 from app.services.idempotency import Answer, Idempotency
-from app.services.limits import UNLIMITED, Rate, limit_game_creation
 from app.services.storage import UnitOfWork
 from app.services.stored import Credentials, LoggedEvent, Outcome
 from app.services.tokens import (

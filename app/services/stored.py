@@ -34,7 +34,7 @@ class StoredGame:
     state: GameState
     credentials: Credentials
     # The host's write limit's theoretical arrival time (ms since the epoch), and each
-    # player seat's [TAT, changes made]; app/services/limits.py.
+    # player seat's [TAT, changes made]; app/services/client_limits.py.
     write_tat_ms: int = 0
     player_budgets: Mapping[str, list[int]] | None = None
 

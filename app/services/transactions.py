@@ -29,7 +29,7 @@ from app.domain.errors import NotFound
 from app.domain.game import GameEvent, GameState, apply
 from app.services.access import Principal, authenticate
 from app.services.change import Change, GameDocument, Reading
-from app.services.limits import GameBudget, WriteLimits
+from app.services.client_limits import GameBudget, WriteLimits
 from app.services.ports import Presenter
 from app.services.races import LOST_RACES as LOST_RACES
 from app.services.races import RACE_ATTEMPTS as RACE_ATTEMPTS

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.services.limits import Rate
+from app.services.client_limits import Rate
 
 T0 = 1_000_000_000_000
 
