@@ -19,7 +19,7 @@ checks follow Unicode's security mechanisms (UTS #39):
   confusable, so the second is refused like a repeated name.
 
 The tables come from Unicode's data, through ``unicode_security.json`` (written by
-``tests/unit/unicode_security_data.py``), read once, on the first name checked.
+``tests/domain/unicode_security_data.py``), read once, on the first name checked.
 """
 
 from __future__ import annotations

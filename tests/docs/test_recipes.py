@@ -368,7 +368,7 @@ def test_a_new_event_type_and_its_stored_endpoint(copy: Path) -> None:
     )
     guide = run_tests_in(
         copy,
-        ["tests/unit/test_events.py", "tests/unit/stored_games.py", "tests/unit/conftest.py"],
+        ["tests/domain/test_events.py", "tests/domain/stored_games.py", "tests/domain/conftest.py"],
         "-k",
         "api_guide_names_every_key or contract_s_event_schemas",
     )

@@ -1,4 +1,4 @@
-"""Random changes of play for the undo properties: the rules' (tests/unit/test_history.py)
+"""Random changes of play for the undo properties: the rules' (tests/domain/test_history.py)
 and the use cases' on a real database (tests/services/test_undo.py) draw the same steps,
 each a tuple naming the change and its arguments, for a game of three players."""
 

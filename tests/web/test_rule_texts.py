@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.unit.test_rule_coverage import REPO_ROOT, RULE_ID, rule_ids
+from tests.domain.test_rule_coverage import REPO_ROOT, RULE_ID, rule_ids
 from tests.web.conftest import WEB_CLIENT
 
 TEXTS = WEB_CLIENT / "src" / "rules.json"

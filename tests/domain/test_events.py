@@ -15,7 +15,7 @@ import pytest
 from app.domain import game as rules
 from app.domain.events import EVENTS, GameEvent, LoggedEvent, read_event, typed
 from app.domain.json_data import key_of
-from tests.unit.stored_games import Table
+from tests.domain.stored_games import Table
 
 API_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from app.domain import game as rules
 from app.domain.errors import InvalidInput, NotFound
 from app.domain.faith import MAX_FAITH, CappedFaith, add_faith
-from tests.unit.stored_games import Table
+from tests.domain.stored_games import Table
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,13 @@
 ``app/domain/names.py``, from the pinned ``confusable-homoglyphs`` package (a dev
 dependency: the service itself needs only the file this writes).
 
-    python -m tests.unit.unicode_security_data          # rewrite the file
-    python -m tests.unit.unicode_security_data --check  # fail when it is stale
+    python -m tests.domain.unicode_security_data          # rewrite the file
+    python -m tests.domain.unicode_security_data --check  # fail when it is stale
 
 The package carries Unicode's own tables: each code point's script (``Scripts.txt``) and
 the confusables of UTS #39 (``confusables.txt``), as JSON. From them this keeps only what
 the checks read: the script ranges, and each confusable character's prototype (the
-string a skeleton maps it to). ``tests/unit/test_names.py`` checks the file is current.
+string a skeleton maps it to). ``tests/domain/test_names.py`` checks the file is current.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
     text = render()
     if "--check" in argv:
         if TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET} is stale: run python -m tests.unit.unicode_security_data")
+            print(f"{TARGET} is stale: run python -m tests.domain.unicode_security_data")
             return 1
         return 0
     TARGET.write_text(text, encoding="utf-8")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from app.domain import game as rules
 from app.domain.errors import NothingToRedo, NothingToUndo, ReportResolved, ServiceError
 from app.domain.game import GameState, report_view
+from tests.domain.stored_games import Table
 from tests.support.play_steps import PLAY_STEPS
-from tests.unit.stored_games import Table
 
 
 def test_r_undo_1_an_undo_is_one_more_event_and_goes_one_further_back_each_time() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from app.domain.errors import InvalidInput
 from app.domain.names import check_player_name, first_clash, skeleton
-from tests.unit import unicode_security_data
+from tests.domain import unicode_security_data
 
 CYRILLIC_A = "\u0410"
 LOC = ("players", 0, "name")
@@ -74,5 +74,5 @@ def test_names_that_differ_do_not_clash() -> None:
 
 def test_the_tables_are_what_the_pinned_library_gives() -> None:
     assert unicode_security_data.main(["--check"]) == 0, (
-        "run python -m tests.unit.unicode_security_data"
+        "run python -m tests.domain.unicode_security_data"
     )

@@ -12,7 +12,7 @@ from app.domain.errors import (
     RoundsNotTracked,
 )
 from app.domain.rounds import RoundState
-from tests.unit.stored_games import Table
+from tests.domain.stored_games import Table
 
 
 def _advance(table: Table, times: int = 1) -> None:

@@ -19,8 +19,8 @@ from app.domain.players import HOUSES_OF_RENAISSANCE
 from app.domain.report import ReportPlayer, resolve_report
 from app.domain.tiles import Catalogue
 from app.services.tile_packs import load_catalogue
+from tests.domain.stored_games import Table
 from tests.support.tile_packs import hor_pack
-from tests.unit.stored_games import Table
 
 NAMES = ("Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio")
 
