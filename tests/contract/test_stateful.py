@@ -122,13 +122,11 @@ def test_game_flow_follows_links(contract_app: FastAPI, request_tally: Counter[s
             suppress_health_check=list(HealthCheck),
         )
     )
-    # The links took generated games through the flow: every step answered a success.
+    # The links took generated games through the flow: each of these steps answered a
+    # success. An undo's success needs a change just before it on the same game, which the
+    # exploration reaches only now and then (its path differs from process to process):
+    # test_link_walk.py follows the undo and redo links by hand instead.
     successes = {operation for (operation, status), _ in answers.items() if 200 <= status < 300}
-    assert successes >= {
-        "createGame",
-        "getGame",
-        "setPlayerFaith",
-        "getReport",
-        "changePlayerFaith",
-        "undoChange",
-    }, answers
+    expected = {"createGame", "getGame", "setPlayerFaith", "getReport", "changePlayerFaith"}
+    missing = expected - successes
+    assert not missing, f"no success for {sorted(missing)}: {sorted(answers.items())}"

@@ -60,7 +60,9 @@ def _target(base_url: str) -> Target:
     games, hosts, players = [], [], []
     with httpx.Client(base_url=base_url, timeout=30) as http:
         for seed in range(4):
-            body = {"players": [{"name": f"P{i}"} for i in range(2 + seed)], "seed": seed}
+            # 2, 3, 4 and 2 players: the base game seats four (rules.md R-PLY-1).
+            seats = 2 + seed % 3
+            body = {"players": [{"name": f"P{i}"} for i in range(seats)], "seed": seed}
             created = http.post("/v1/games", json=body).json()
             game, host = created["game"]["id"], created["host_token"]
             auth = {"Authorization": f"Bearer {host}"}
