@@ -57,16 +57,12 @@ def stated_count(recipe: str) -> int:
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
-    """The project's code, documentation and docs tests, without its data or tools."""
+    """The project's code and documentation, without its data, tools or tests (a recipe
+    copies the tests it runs: ``run_tests_in``)."""
     for part in ("app", "docs", "openapi", "migrations"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("*.pyc"))
     for part in ("README.md", "pyproject.toml"):
         shutil.copy(ROOT / part, tmp_path / part)
-    (tmp_path / "tests" / "docs").mkdir(parents=True)
-    for part in ("tests/__init__.py", "tests/docs/__init__.py"):
-        if (ROOT / part).exists():
-            shutil.copy(ROOT / part, tmp_path / part)
-    shutil.copy(ROOT / "tests/docs/test_settings_table.py", tmp_path / "tests/docs")
     return tmp_path
 
 
@@ -176,16 +172,8 @@ def test_a_new_setting_is_one_field_and_its_readme_row(copy: Path) -> None:
         """,
     )
     assert out.split() == ["250", "400"]
-    table = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/docs"],
-        cwd=copy,
-        env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert table.returncode == 0, table.stdout[-3000:]
-    assert "report_grace_ms" in table.stdout or " passed" in table.stdout
+    table = run_tests_in(copy, ["tests/docs/test_settings_table.py"])
+    assert "report_grace_ms" in table or " passed" in table
 
 
 # ---- a change to a stored game: its event type, then its endpoint -------------------------
