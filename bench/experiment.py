@@ -3,16 +3,25 @@ worker counts, measured in one run, interleaved, on one fresh database.
 
     python -m bench.experiment --variants baseline,asyncio-h11 --scenarios healthz,calc-gains
     python -m bench.experiment --variants baseline --workers 1,2 --scenarios get-game
+    python -m bench.experiment --checkout before=/tmp/old --variants before,baseline
+
+A ``--checkout NAME=DIR`` variant is ``python -m app`` of another tree (a worktree of the
+commit to compare with), run from it on this virtualenv. After the table, each variant's
+req/s over the first variant's, round by round (the sides of a ratio ran seconds apart).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+from pathlib import Path
 
+from app.persistence.migrate import upgrade
 from bench.cells import run_cell
 from bench.harness import (
     DEFAULT_PG_SERVER,
+    app_command,
     fresh_database,
     run_wrk,
     serve,
@@ -34,10 +43,15 @@ def main() -> None:
     parser.add_argument("--db", default="sqlite", choices=["sqlite", "postgres"])
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER)
+    parser.add_argument(
+        "--checkout", action="append", default=[], help="NAME=DIR: a variant served from DIR"
+    )
     args = parser.parse_args()
+    checkouts = dict(c.split("=", 1) for c in args.checkout)
     tmp = workdir()
     results: dict[tuple[str, int, str, int], list[float]] = {}
     with fresh_database(args.db, args.pg_server, tmp) as url:
+        upgrade(url)  # before any variant: a checkout's `python -m app` does not migrate
         env = {"DATABASE_URL": url, "LOG_LEVEL": args.log_level}
         games_file = None
         for round_ in range(args.rounds):
@@ -46,8 +60,14 @@ def main() -> None:
                     port = free_port()
                     command = [sys.executable, "-m", "bench.serve_variant"]
                     command += [str(port), str(workers), variant]
+                    where, served = Path.cwd(), env
+                    if variant in checkouts:
+                        where = Path(checkouts[variant]).resolve()
+                        command = app_command(port, workers)
+                        served = {**env, "PYTHONPATH": str(where)}
                     print(f"round {round_ + 1}: {variant}, {workers} worker(s)", flush=True)
-                    with serve(command, env, port, tmp / f"{variant}.log") as server:
+                    log = tmp / f"{variant}.log"
+                    with serve(command, served, port, log, cwd=where) as server:
                         if games_file is None:
                             games_file = tmp / "g.lua"
                             seed(server.base_url, 200, False, "games", games_file)
@@ -72,6 +92,17 @@ def main() -> None:
     print("|---|---:|---|---:|---:|")
     for (variant, workers, name, conns), values in results.items():
         print(f"| {variant} | {workers} | {name} | {conns} | {max(values):.0f} |")
+    first = args.variants.split(",")[0]
+    print(f"\n| variant | workers | scenario | conns | req/s over {first}'s, per round | median |")
+    print("|---|---:|---|---:|---|---:|")
+    for (variant, workers, name, conns), values in results.items():
+        if variant == first:
+            continue
+        base = results[(first, workers, name, conns)]
+        ratios = [v / b for v, b in zip(values, base, strict=True)]
+        shown = ", ".join(f"{r:.2f}" for r in ratios)
+        median = statistics.median(ratios)
+        print(f"| {variant} | {workers} | {name} | {conns} | {shown} | {median:.2f} |")
 
 
 if __name__ == "__main__":

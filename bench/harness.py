@@ -93,12 +93,19 @@ def serve(
     log: Path,
     ready_path: str = "/readyz",
     timeout: float = 60.0,
+    cwd: Path = REPO,
 ) -> Iterator[Command]:
     """``command`` (which listens on ``port``) until ``ready_path`` answers 200, stopped
     with its process group on exit: tests/support's launcher, with the rate limits off
     unless ``env`` asks for them (the benchmarks measure throughput)."""
     server = Command(
-        command, log.stem, log, port=port, ready_path=ready_path, env={**RATE_LIMITS_OFF, **env}
+        command,
+        log.stem,
+        log,
+        port=port,
+        ready_path=ready_path,
+        cwd=cwd,
+        env={**RATE_LIMITS_OFF, **env},
     )
     with running(server, timeout=timeout):
         yield server

@@ -8,63 +8,88 @@ count is not: the same code, inputs and environment give the same count, whateve
 the machine is doing. The app is driven as an ASGI app (no server, no socket): the
 script runs once with no measured request and once with N, each after the same warm-up,
 and the difference over N is what one request costs. ``PYTHONHASHSEED`` is fixed. Needs
-valgrind (Debian's package). A/B: run it on each commit (``git stash``, a worktree).
+valgrind (Debian's package). A/B: ``--checkout`` a worktree of the other commit (same virtualenv).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 WARM_UP = 50
-# What each route is sent: its path and body (None: a GET).
-ROUTES: dict[str, tuple[str, str | None]] = {
-    "healthz": ("/healthz", None),
-    "gains": ("/v1/calculations/gains", "gains.json"),
-    "final-scores": ("/v1/calculations/final-scores", "final_scores.json"),
+# What each route is sent: method, path ("{game}" is a game made at start-up), and the
+# body of the i-th request (None: no body). Stored routes get the host's bearer token.
+Route = tuple[str, str, Callable[[int], bytes] | None]
+ROUTES: dict[str, Route] = {
+    "healthz": ("GET", "/healthz", None),
+    "gains": ("POST", "/v1/calculations/gains", lambda i: (PAYLOADS / "gains.json").read_bytes()),
+    "final-scores": (
+        "POST",
+        "/v1/calculations/final-scores",
+        lambda i: (PAYLOADS / "final_scores.json").read_bytes(),
+    ),
+    "get-game": ("GET", "/v1/games/{game}", None),
+    # Faith alternates, so that every request logs a change.
+    "put-faith": (
+        "PUT",
+        "/v1/games/{game}/players/p1/faith",
+        lambda i: b'{"faith": %d}' % (3 + i % 2),
+    ),
 }
+# Stored routes run with no rate limit and room for every change in one game's log.
+UNLIMITED = {"game_write_rate": 0, "game_creation_rate": 0, "max_events_per_game": 100_000}
 
 
 def drive(route: str, requests: int) -> None:
     """Send ``WARM_UP`` then ``requests`` requests of ``route`` to the app, in process."""
     from app.main import create_app
+    from app.persistence.migrate import upgrade
     from app.settings import Settings
 
-    path, payload = ROUTES[route]
-    body = (PAYLOADS / payload).read_bytes() if payload else b""
-    headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
-    if payload:
-        headers.append((b"content-length", str(len(body)).encode()))
-    scope: dict[str, Any] = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST" if payload else "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
+    method, path, payload = ROUTES[route]
+
+    def scope(method: str, path: str, body: bytes, token: str | None) -> dict[str, Any]:
+        headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
+        if body:
+            headers.append((b"content-length", str(len(body)).encode()))
+        if token:
+            headers.append((b"authorization", f"Bearer {token}".encode()))
+        return {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": headers,
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8000),
+            "state": {},
+        }
+
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(database_url=f"sqlite:///{folder}/bench.sqlite", log_level="warning")
+        url = f"sqlite:///{folder}/bench.sqlite"
+        upgrade(url)
+        settings = Settings(database_url=url, log_level="warning", **UNLIMITED)
         app = create_app(settings)
 
-        async def one() -> int:
+        async def one(scope: dict[str, Any], body: bytes) -> tuple[int, bytes]:
             messages = [{"type": "http.request", "body": body, "more_body": False}]
-            status = []
+            status, sent = [], []
 
             async def receive() -> dict[str, Any]:
                 if messages:
@@ -75,37 +100,49 @@ def drive(route: str, requests: int) -> None:
             async def send(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     status.append(message["status"])
+                elif message["type"] == "http.response.body":
+                    sent.append(message.get("body", b""))
 
-            await app({**scope, "state": {}}, receive, send)
-            return status[0]
+            await app(scope, receive, send)
+            return status[0], b"".join(sent)
 
         async def run() -> None:
             async with app.router.lifespan_context(app):
-                for _ in range(WARM_UP):
-                    if (status := await one()) != 200:
+                token, target = None, path
+                if "{game}" in path:
+                    create = (PAYLOADS / "create_game.json").read_bytes()
+                    status, made = await one(scope("POST", "/v1/games", create, None), create)
+                    if status != 201:
+                        raise SystemExit(f"creating the game answered {status}")
+                    answer = json.loads(made)
+                    token, target = answer["host_token"], path.format(game=answer["game"]["id"])
+                for i in range(WARM_UP + requests):
+                    body = payload(i) if payload else b""
+                    status, _ = await one(scope(method, target, body, token), body)
+                    if i < WARM_UP and status != 200:
                         raise SystemExit(f"{route}: answered {status}")
-                for _ in range(requests):
-                    await one()
 
         asyncio.run(run())
 
 
-def count(route: str, requests: int) -> int:
-    """Instructions of the whole process driving ``requests`` requests of ``route``."""
+def count(route: str, requests: int, checkout: Path) -> int:
+    """Instructions of the whole process driving ``requests`` requests of ``route`` to
+    the app of ``checkout`` (this script, run by its path, imports ``app`` from there)."""
     command = [
         "valgrind",
         "--tool=callgrind",
         "--callgrind-out-file=/dev/null",
         sys.executable,
-        "-m",
-        "bench.instructions",
+        str(Path(__file__).resolve()),
         "--drive",
         route,
         "--requests",
         str(requests),
     ]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, check=True)
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(checkout)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=checkout)
+    if done.returncode:
+        raise SystemExit(f"{route} failed on {checkout}:\n{done.stderr[-2000:]}")
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
         raise SystemExit(f"no count from valgrind:\n{done.stderr[-2000:]}")
@@ -116,6 +153,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("routes", nargs="*", help=f"of {sorted(ROUTES)}; final-scores if none")
     parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        default=REPO,
+        help="the project whose app is measured (A/B: a worktree of the other commit)",
+    )
     parser.add_argument("--drive", choices=sorted(ROUTES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drive:
@@ -126,8 +169,8 @@ def main() -> None:
         parser.error(f"unknown routes {sorted(unknown)}; known: {sorted(ROUTES)}")
     for route in args.routes or ["final-scores"]:
         print(f"{route}: counting (two runs under valgrind, about a minute)...", flush=True)
-        base = count(route, 0)
-        total = count(route, args.requests)
+        base = count(route, 0, args.checkout)
+        total = count(route, args.requests, args.checkout)
         print(f"{route}: {(total - base) // args.requests:,} instructions per request", flush=True)
 
 
