@@ -63,7 +63,7 @@ def write_limits(settings: Settings) -> WriteLimits:
 
 def database_ports(settings: Settings, db: Database) -> StoragePorts:
     """The storage port on the database: its units of work, its change feed, and its reads
-    of a game on the event loop, with no thread held (PostgreSQL only; measured)."""
+    of a game on the event loop, with no thread held (measured)."""
     rows = db.async_game_rows(settings.db_pool_size) if settings.db_async_reads else None
     # The driver's errors that reach the edge outside a unit of work are outages too.
     recognize_outages(outage_detail)

@@ -30,9 +30,10 @@ class Settings(BaseSettings):
     idempotency_ttl_hours: int = Field(default=24, ge=24)
     retry_after_seconds: int = Field(default=2, ge=0)
     db_pool_size: int = Field(default=5, ge=1)
-    # PostgreSQL: reads of a game (GET and its 304) on the event loop, on their own
-    # DB_POOL_SIZE connections, holding no thread (app/persistence/async_reads.py);
-    # false reads on the threadpool as every other route does.
+    # Reads of a game (GET and its 304) on the event loop, holding no thread: on
+    # PostgreSQL on their own DB_POOL_SIZE connections (app/persistence/async_reads.py),
+    # on SQLite on one that never waits (sqlite_reads.py); false reads on the threadpool
+    # as every other route does.
     db_async_reads: bool = True
     # Threads for the stored-game routes: more than the connection pool only queue on it
     # and contend for the GIL (measured in bench/RESULTS.md).

@@ -11,14 +11,17 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection
 
+from app.persistence.sqlite_reads import SqliteLoopReads
+
 
 @contextmanager
 def count_statements(engine: Engine) -> Iterator[list[str]]:
     """Record every SQL statement the engine sends (an executemany counts once), and every
-    one sent on psycopg's async connections (the reads of app/persistence/async_reads.py,
-    which bypass the engine). The ``BEGIN`` psycopg sends itself before the first
-    statement of a transaction counts too: it is a round trip, as SQLite's ``BEGIN`` is a
-    statement (``COMMIT`` counts on neither)."""
+    one sent on psycopg's async connections and on SQLite's loop connection (the reads of
+    app/persistence/async_reads.py and sqlite_reads.py, which bypass the engine). The
+    ``BEGIN`` psycopg sends itself before the first statement of a transaction counts too:
+    it is a round trip, as SQLite's ``BEGIN`` is a statement (``COMMIT`` counts on
+    neither)."""
     statements: list[str] = []
 
     def record(
@@ -42,9 +45,19 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
         statements.append(str(query))
         return await execute(self, query, *args, **kw)
 
+    on_the_loop = SqliteLoopReads._on_the_loop
+
+    def record_on_the_loop(self: SqliteLoopReads, statement: str, game_id: str) -> Any:
+        # A read the loop may not do is read again through the engine: it counts there.
+        read = on_the_loop(self, statement, game_id)
+        if read[0]:
+            statements.append(statement)
+        return read
+
     event.listen(engine, "before_cursor_execute", record)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(psycopg.AsyncConnection, "execute", record_async)
+        patch.setattr(SqliteLoopReads, "_on_the_loop", record_on_the_loop)
         try:
             yield statements
         finally:

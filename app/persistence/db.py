@@ -62,6 +62,7 @@ from app.persistence.errors import is_connect_timeout
 from app.persistence.errors import is_lock_not_available as is_lock_not_available
 from app.persistence.errors import is_unavailable_error as is_unavailable_error
 from app.persistence.errors import unavailable_detail as unavailable_detail
+from app.persistence.sqlite_reads import SqliteLoopReads
 from app.persistence.stall import StallBreaker
 from app.persistence.unit_of_work import SqlUnitOfWork, translated
 from app.persistence.watchdog import Watchdog
@@ -171,9 +172,15 @@ class Database:
         ):
             yield SqlUnitOfWork(session)
 
-    def async_game_rows(self, size: int) -> AsyncGameRows | None:
-        """Reads of a game on the event loop, on ``size`` connections of their own and
-        within this database's timeouts: PostgreSQL only (None elsewhere)."""
+    def async_game_rows(self, size: int) -> AsyncGameRows | SqliteLoopReads | None:
+        """Reads of a game on the event loop, within this database's timeouts: on
+        PostgreSQL on ``size`` connections of their own, on a SQLite file on one
+        connection that never waits (None for an in-memory SQLite database)."""
+        if self.dialect_name == "sqlite":
+            path = make_url(self.url).database
+            if not path or path == ":memory:" or path.startswith("file:"):
+                return None
+            return SqliteLoopReads(path, self)
         if self.dialect_name != "postgresql":
             return None
         # Here, not at the top: it loads psycopg, which a process on SQLite never needs.

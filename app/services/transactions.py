@@ -87,7 +87,7 @@ class GameTransactions:
         rows: AsyncGameReads | None = None,
     ) -> None:
         self.storage = storage
-        # Reads on the event loop, where the storage has them (PostgreSQL: async_reads.py).
+        # Reads on the event loop, where the storage has them (async_reads.py, sqlite_reads.py).
         self.rows = rows
         self.presenter = presenter
         self.limits = limits

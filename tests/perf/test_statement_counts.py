@@ -34,13 +34,15 @@ def app(database_url: str, tmp_path: Path) -> FastAPI:
 PINNED: dict[str, dict[str, int]] = {
     "sqlite": {
         "createGame": 3,  # BEGIN IMMEDIATE; INSERT games, events
-        "getGame": 2,  # BEGIN; SELECT the document
-        "getGameNotModified": 2,  # BEGIN; SELECT the version
+        # On the loop's own connection, in autocommit (app/persistence/sqlite_reads.py)
+        "getGame": 1,  # SELECT the document
+        "getGameNotModified": 1,  # SELECT the version
         "getReport": 2,  # BEGIN; SELECT the state
         # The first change a token makes in a process: its admission reads the game's token
-        # hashes once (BEGIN; SELECT; app/api/admission.py), then BEGIN IMMEDIATE; SELECT
-        # (locked); UPDATE games; INSERT events. Later changes by that token: the last four.
-        "setPlayerFaith": 6,
+        # hashes once (a SELECT on the loop, as a 304's; app/api/admission.py), then BEGIN
+        # IMMEDIATE; SELECT (locked); UPDATE games; INSERT events. Later changes by that
+        # token: the last four.
+        "setPlayerFaith": 5,
         "setFaith": 4,
         "setReportDecision": 4,
         "resolveReport": 4,
@@ -57,22 +59,20 @@ PINNED: dict[str, dict[str, int]] = {
         "issueSeatToken": 5,
         "revokeSeatToken": 5,
         "recoverHostSeat": 5,
-        # By the recovered host token, new to the admission: BEGIN; SELECT; then BEGIN
-        # IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
-        "deleteGame": 7,
+        # By the recovered host token, new to the admission: SELECT (on the loop); then
+        # BEGIN IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
+        "deleteGame": 6,
     },
 }
 # PostgreSQL: a read of a game is one SELECT on the async reads' autocommit connections
-# (no BEGIN), other reads as on SQLite. A change that may rerun (reruns_lost_races) is
-# two statements each committing on its own, no BEGIN and no COMMIT: the unlocked SELECT,
-# and ONE statement storing the row, the event and the pg_notify if the game is still at
-# the version read (data-modifying CTEs; GameRepository.store_change). resolveReport runs
-# in the idempotency's transaction, so locks its game: BEGIN, SELECT ... FOR UPDATE, then
-# that same one statement.
+# (no BEGIN), as on SQLite; the other reads are as on SQLite. A change that may rerun
+# (reruns_lost_races) is two statements each committing on its own, no BEGIN and no
+# COMMIT: the unlocked SELECT, and ONE statement storing the row, the event and the
+# pg_notify if the game is still at the version read (data-modifying CTEs;
+# GameRepository.store_change). resolveReport runs in the idempotency's transaction, so
+# locks its game: BEGIN, SELECT ... FOR UPDATE, then that same one statement.
 PINNED["postgresql"] = {
     **PINNED["sqlite"],
-    "getGame": 1,
-    "getGameNotModified": 1,
     "setPlayerFaith": 3,  # its admission's read of the token hashes, then the two
     "setFaith": 2,
     "setReportDecision": 2,

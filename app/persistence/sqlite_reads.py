@@ -1,0 +1,106 @@
+"""Reads of one game row on the event loop (SQLite): what ``GET /v1/games/{id}`` and its
+304 cost, without a hand-off to the threadpool and back.
+
+A read of one row by its key, in a file whose pages the OS has cached, takes less time
+than waking a thread does; WAL mode lets it read while a writer writes. It must never
+wait on the loop, though: its connection has ``busy_timeout = 0``, so a read that would
+wait for a lock (a checkpoint, a writer's recovery) is refused at once, and it, like any
+other error of the loop's connection, is read again the usual way: a unit of work on the
+threadpool, within the database's bounds and with its error handling. The loop's own
+connection is one per thread that reads (in practice, the event loop's), query-only,
+and made again after an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from typing import TYPE_CHECKING, Any
+
+from anyio import to_thread
+
+from app.persistence.connections import SQLITE_CACHE_KIB
+from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
+
+if TYPE_CHECKING:
+    from app.persistence.db import Database
+
+_DOCUMENT = (
+    "SELECT version, document, document_key, host_token_hash, player_token_hashes"
+    " FROM games WHERE id = ?"
+)
+_VERSION = "SELECT version, host_token_hash, player_token_hashes FROM games WHERE id = ?"
+
+
+class SqliteLoopReads:
+    """A game's read model and version, read on the event loop; the threadpool's unit of
+    work reads whatever the loop may not (``AsyncGameReads``)."""
+
+    def __init__(self, path: str, database: Database) -> None:
+        self._path = path
+        self._database = database
+        self._local = threading.local()
+
+    async def document(self, game_id: str) -> StoredDocument | None:
+        found, row = self._on_the_loop(_DOCUMENT, game_id)
+        if not found:
+            return await to_thread.run_sync(self._document_in_a_thread, game_id)
+        if row is None:
+            return None
+        version, document, key, host_hash, player_hashes = row
+        return StoredDocument(version, document, key, _credentials(host_hash, player_hashes))
+
+    async def version(self, game_id: str) -> StoredVersion | None:
+        found, row = self._on_the_loop(_VERSION, game_id)
+        if not found:
+            return await to_thread.run_sync(self._version_in_a_thread, game_id)
+        if row is None:
+            return None
+        version, host_hash, player_hashes = row
+        return StoredVersion(version, _credentials(host_hash, player_hashes))
+
+    async def close(self) -> None:
+        self._drop_connection()
+
+    def _on_the_loop(self, statement: str, game_id: str) -> tuple[bool, Any]:
+        """(True, the row or None) when read here; (False, None) when it must not be."""
+        try:
+            connection = self._connection()
+            return True, connection.execute(statement, (game_id,)).fetchone()
+        except sqlite3.Error:
+            # Busy, or anything else: the threadpool's unit of work reads it and says
+            # what is wrong; this connection is made again next time.
+            self._drop_connection()
+            return False, None
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self._path, isolation_level=None)
+            connection.execute("PRAGMA busy_timeout = 0")
+            connection.execute("PRAGMA query_only = 1")
+            connection.execute(f"PRAGMA cache_size = -{SQLITE_CACHE_KIB}")
+            self._local.connection = connection
+        return connection
+
+    def _drop_connection(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            with contextlib.suppress(sqlite3.Error):  # it is dropped either way
+                connection.close()
+
+    def _document_in_a_thread(self, game_id: str) -> StoredDocument | None:
+        with self._database.unit_of_work(write=False) as uow:
+            return uow.games.document(game_id)
+
+    def _version_in_a_thread(self, game_id: str) -> StoredVersion | None:
+        with self._database.unit_of_work(write=False) as uow:
+            return uow.games.version(game_id)
+
+
+def _credentials(host_hash: str, player_hashes: str) -> Credentials:
+    # The players' hashes are a JSON column, which sqlite3 hands over as its text.
+    return Credentials(host_hash, json.loads(player_hashes))
