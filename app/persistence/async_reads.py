@@ -91,6 +91,13 @@ class AsyncGameRows:
         for connection in idle:
             await connection.close()
 
+    def discard(self) -> None:
+        """Close the idle connections without their event loop (it may be gone)."""
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            with contextlib.suppress(Exception):
+                connection.pgconn.finish()
+
     # ---- the bounded connections ---------------------------------------------------------
 
     async def _fetch_one(self, statement: str, game_id: str) -> tuple[Any, ...] | None:

@@ -98,6 +98,7 @@ class Database:
             # (an in-memory SQLite database has one connection per thread, no queue)
             options["pool_timeout"] = timeouts.pool_ms / 1000
         self.watchdog: Watchdog | None = None
+        self._loop_reads: list[AsyncGameRows | SqliteLoopReads] = []
         # PostgreSQL: calls fail at once while the server answers nothing (stall.py).
         self.stall: StallBreaker | None = None
         if backend == "sqlite":
@@ -176,17 +177,21 @@ class Database:
         """Reads of a game on the event loop, within this database's timeouts: on
         PostgreSQL on ``size`` connections of their own, on a SQLite file on one
         connection that never waits (None for an in-memory SQLite database)."""
+        rows: AsyncGameRows | SqliteLoopReads
         if self.dialect_name == "sqlite":
             path = make_url(self.url).database
             if not path or path == ":memory:" or path.startswith("file:"):
                 return None
-            return SqliteLoopReads(path, self)
-        if self.dialect_name != "postgresql":
-            return None
-        # Here, not at the top: it loads psycopg, which a process on SQLite never needs.
-        from app.persistence.async_reads import AsyncGameRows
+            rows = SqliteLoopReads(path, self)
+        elif self.dialect_name == "postgresql":
+            # Here, not at the top: it loads psycopg, which a process on SQLite never needs.
+            from app.persistence.async_reads import AsyncGameRows
 
-        return AsyncGameRows(self.url, size=size, timeouts=self.timeouts, stall=self.stall)
+            rows = AsyncGameRows(self.url, size=size, timeouts=self.timeouts, stall=self.stall)
+        else:
+            return None
+        self._loop_reads.append(rows)
+        return rows
 
     def ping(self) -> None:
         """Raise unless the database answers ``SELECT 1`` (at once while it is stalled)."""
@@ -209,8 +214,13 @@ class Database:
             self.stall.trip("no answer to a new connection within DB_CONNECT_TIMEOUT_S")
 
     def dispose(self) -> None:
+        """Close every connection this database opened, its reads on the loop's too (an
+        app's shutdown closes those first, on their loop; one never started, as in a test
+        on an ASGI transport, leaves them to this)."""
         if self.stall is not None:
             self.stall.close()
+        for rows in self._loop_reads:
+            rows.discard()
         self.engine.dispose()
         if self.watchdog is not None:
             self.watchdog.close()

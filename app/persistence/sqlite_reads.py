@@ -64,6 +64,10 @@ class SqliteLoopReads:
     async def close(self) -> None:
         self._drop_connection()
 
+    def discard(self) -> None:
+        """Close this thread's connection (another thread's goes with its thread)."""
+        self._drop_connection()
+
     def _on_the_loop(self, statement: str, game_id: str) -> tuple[bool, Any]:
         """(True, the row or None) when read here; (False, None) when it must not be."""
         try:

@@ -196,3 +196,24 @@ def test_a_cancelled_read_gives_its_connection_back_closed(
 
     asyncio.run(scenario())
     assert connections.opened == 2
+
+
+def test_disposing_the_database_closes_its_reads_connections_without_their_loop(
+    database_url: str, make_game: GameFactory
+) -> None:
+    """A test on an ASGI transport never runs the app's shutdown: disposing the database
+    must still close what its reads opened, or each such test leaves connections open."""
+    database = Database(database_url)
+    game = make_game(players=2)
+    store(database, game)
+    rows = database.async_game_rows(size=2)
+    assert isinstance(rows, AsyncGameRows)
+
+    async def read() -> list[psycopg.AsyncConnection[Any]]:
+        await asyncio.gather(rows.document(game.id), rows.version(game.id))
+        return list(rows._idle)
+
+    opened = asyncio.run(read())  # the loop is gone after this
+    assert opened and not any(connection.closed for connection in opened)
+    database.dispose()
+    assert all(connection.closed for connection in opened)
