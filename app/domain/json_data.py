@@ -96,28 +96,48 @@ def _reader(kind: Any) -> Callable[[Any], Any]:
         return lambda data: None if data is None else read(data)
     if origin is tuple:
         item = _reader(args[0])
-        return lambda data: tuple(item(value) for value in data)
+        if item is _identity:
+            return tuple
+        return lambda data: tuple([item(value) for value in data])
     if origin in (Mapping, dict, typing.Mapping):
         key, value = _reader(args[0]), _reader(args[1])
         return lambda data: {key(k): value(v) for k, v in data.items()}
     if origin is Literal or kind in (str, bool, Any):
-        return lambda data: data
+        return _identity
     if kind is int:
         return int  # an integer key is text in JSON
     if kind is datetime:
         return datetime.fromisoformat
     if isinstance(kind, type) and is_dataclass(kind):
-        return functools.partial(_read_dataclass, kind)
+        return _DataclassReader(kind)
     raise TypeError(f"{kind} has no JSON form")
 
 
-def _read_dataclass(cls: type, data: Mapping[str, Any]) -> Any:
-    values = {}
-    for name, key, kind, default in _fields_of(cls):
-        if key in data:
-            values[name] = _reader(kind)(data[key])
-        elif default is MISSING:
-            raise KeyError(f"{cls.__name__} data has no {key!r}")
-        else:
-            values[name] = default
-    return cls(**values)
+def _identity(data: Any) -> Any:
+    return data
+
+
+class _DataclassReader:
+    """Reads one dataclass: its fields' readers are looked up once, at its first read
+    (not when made, so that a dataclass may hold itself), rather than once a field."""
+
+    def __init__(self, cls: type) -> None:
+        self._cls = cls
+        self._plan: list[tuple[str, str, Callable[[Any], Any] | None, Any]] | None = None
+
+    def __call__(self, data: Mapping[str, Any]) -> Any:
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = [
+                (name, key, None if _reader(kind) is _identity else _reader(kind), default)
+                for name, key, kind, default in _fields_of(self._cls)
+            ]
+        values = {}
+        for name, key, read, default in plan:
+            if key in data:
+                values[name] = data[key] if read is None else read(data[key])
+            elif default is MISSING:
+                raise KeyError(f"{self._cls.__name__} data has no {key!r}")
+            else:
+                values[name] = default
+        return self._cls(**values)
