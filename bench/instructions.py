@@ -28,25 +28,39 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 WARM_UP = 50
-# What each route is sent: method, path ("{game}" is a game made at start-up), and the
-# body of the i-th request (None: no body). Stored routes get the host's bearer token.
-Route = tuple[str, str, Callable[[int], bytes] | None]
+# What each route is sent: method, path ("{game}": one of the games made at start-up), the
+# body of the i-th request (None: no body) and more headers. Stored routes get the host's
+# bearer token.
+Route = tuple[str, str, Callable[[int], bytes] | None, tuple[tuple[bytes, bytes], ...]]
 ROUTES: dict[str, Route] = {
-    "healthz": ("GET", "/healthz", None),
-    "gains": ("POST", "/v1/calculations/gains", lambda i: (PAYLOADS / "gains.json").read_bytes()),
+    "healthz": ("GET", "/healthz", None, ()),
+    "gains": (
+        "POST",
+        "/v1/calculations/gains",
+        lambda i: (PAYLOADS / "gains.json").read_bytes(),
+        (),
+    ),
     "final-scores": (
         "POST",
         "/v1/calculations/final-scores",
         lambda i: (PAYLOADS / "final_scores.json").read_bytes(),
+        (),
     ),
-    "get-game": ("GET", "/v1/games/{game}", None),
+    "get-game": ("GET", "/v1/games/{game}", None, ()),
+    # Games made and not changed are at version 1.
+    "get-game-304": ("GET", "/v1/games/{game}", None, ((b"if-none-match", b'"1"'),)),
     # Faith alternates, so that every request logs a change.
     "put-faith": (
         "PUT",
         "/v1/games/{game}/players/p1/faith",
         lambda i: b'{"faith": %d}' % (3 + i % 2),
+        (),
     ),
 }
+# Stored routes take turns over this many games, made at start-up: a game's state grows
+# with each change it logs, so that one game changed a few hundred times would measure a
+# game no table plays (a real one logs a few dozen).
+GAMES = 40
 # Stored routes run with no rate limit and room for every change in one game's log.
 UNLIMITED = {"game_write_rate": 0, "game_creation_rate": 0, "max_events_per_game": 100_000}
 
@@ -57,10 +71,11 @@ def drive(route: str, requests: int) -> None:
     from app.persistence.migrate import upgrade
     from app.settings import Settings
 
-    method, path, payload = ROUTES[route]
+    method, path, payload, more_headers = ROUTES[route]
 
     def scope(method: str, path: str, body: bytes, token: str | None) -> dict[str, Any]:
         headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
+        headers += more_headers
         if body:
             headers.append((b"content-length", str(len(body)).encode()))
         if token:
@@ -108,18 +123,22 @@ def drive(route: str, requests: int) -> None:
 
         async def run() -> None:
             async with app.router.lifespan_context(app):
-                token, target = None, path
+                targets: list[tuple[str | None, str]] = [(None, path)]
                 if "{game}" in path:
                     create = (PAYLOADS / "create_game.json").read_bytes()
-                    status, made = await one(scope("POST", "/v1/games", create, None), create)
-                    if status != 201:
-                        raise SystemExit(f"creating the game answered {status}")
-                    answer = json.loads(made)
-                    token, target = answer["host_token"], path.format(game=answer["game"]["id"])
+                    targets = []
+                    for _ in range(GAMES):
+                        made = scope("POST", "/v1/games", create, None)
+                        status, answer = await one(made, create)
+                        if status != 201:
+                            raise SystemExit(f"creating a game answered {status}")
+                        game = json.loads(answer)
+                        targets.append((game["host_token"], path.format(game=game["game"]["id"])))
                 for i in range(WARM_UP + requests):
                     body = payload(i) if payload else b""
+                    token, target = targets[i % len(targets)]
                     status, _ = await one(scope(method, target, body, token), body)
-                    if i < WARM_UP and status != 200:
+                    if i < WARM_UP and status not in (200, 304):
                         raise SystemExit(f"{route}: answered {status}")
 
         asyncio.run(run())
