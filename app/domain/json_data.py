@@ -128,10 +128,11 @@ class _DataclassReader:
     def __call__(self, data: Mapping[str, Any]) -> Any:
         plan = self._plan
         if plan is None:
-            plan = self._plan = [
-                (name, key, None if _reader(kind) is _identity else _reader(kind), default)
-                for name, key, kind, default in _fields_of(self._cls)
-            ]
+            plan = self._plan = []
+            for name, key, kind, default in _fields_of(self._cls):
+                field_reader = _reader(kind)
+                plain = field_reader is _identity
+                plan.append((name, key, None if plain else field_reader, default))
         values = {}
         for name, key, read, default in plan:
             if key in data:
