@@ -4,21 +4,21 @@
 Not ceilings: the frozen ceilings are the standalone apps of ``bench/ceilings/``. These
 routes run the cheapest request of each kind on the service's own stack (the same app
 object, middleware, database pool, unit of work, threadpool and uvicorn options), so that
-set side by side they say where a stored route's cost is: the framework, the session, the
+set side by side they say where a stored route's cost is: the framework, SQLAlchemy, the
 pool or the route itself.
 
 - ``GET /bench/read-ceiling/{game_id}``: one indexed ``SELECT document FROM games WHERE
   id = :id`` on the path the service's own reads of a game take, the stored text returned
-  as the body (the least any read of a stored game can do): on PostgreSQL, the app's
-  async connections (``app/persistence/async_reads.py``, the same pool and bounds, no
-  thread); on SQLite (or with ``DB_ASYNC_READS=false``), ``Database.transaction(write=False)``
-  in the threadpool.
+  as the body (the least any read of a stored game can do): the app's reads on the event
+  loop (``async_reads.py`` on PostgreSQL, ``sqlite_reads.py`` on a SQLite file; the same
+  connections and bounds, no thread), or with ``DB_ASYNC_READS=false``
+  ``Database.transaction(write=False)`` in the threadpool.
 - ``PUT /bench/txn-ceiling/{n}``: one ``UPDATE bench_rows SET n = n + 1 WHERE id = :id``
   in ``Database.transaction(write=True)`` in the threadpool (the least any write can do).
-- ``GET /bench/read-ceiling-session/{game_id}``: the same SELECT in
+- ``GET /bench/read-ceiling-threadpool/{game_id}``: the same SELECT in
   ``Database.transaction(write=False)`` in the threadpool, whatever the database.
 - ``GET /bench/read-ceiling-raw/{game_id}``: the same SELECT on a pooled DBAPI connection
-  in the threadpool, without a SQLAlchemy Session.
+  in the threadpool, without SQLAlchemy's ``Connection`` around it.
 
 Nothing is added to ``app/``: these routes exist only in this benchmark process.
 
@@ -50,10 +50,10 @@ def prepare(database_url: str, rows: int) -> None:
 
     upgrade(database_url)
     db = Database(database_url)
-    with db.transaction(write=True) as session:
-        session.execute(text("DROP TABLE IF EXISTS bench_rows"))
-        session.execute(text("CREATE TABLE bench_rows (id INTEGER PRIMARY KEY, n INTEGER)"))
-        session.execute(
+    with db.transaction(write=True) as connection:
+        connection.execute(text("DROP TABLE IF EXISTS bench_rows"))
+        connection.execute(text("CREATE TABLE bench_rows (id INTEGER PRIMARY KEY, n INTEGER)"))
+        connection.execute(
             text("INSERT INTO bench_rows (id, n) VALUES (:id, 0)"),
             [{"id": i} for i in range(1, rows + 1)],
         )
@@ -64,29 +64,30 @@ def with_probes(app: FastAPI) -> FastAPI:
     """``app`` with the in-app probe routes, on its own database object and read path."""
     db: Database = app.state.db
 
-    def read_in_session(game_id: str) -> Response:
-        with db.transaction(write=False) as session:
-            document = session.execute(
+    def read_in_a_thread(game_id: str) -> Response:
+        with db.transaction(write=False) as connection:
+            document = connection.execute(
                 text("SELECT document FROM games WHERE id = :id"), {"id": game_id}
             ).scalar_one()
         return Response(document, media_type="application/json")
 
-    app.get("/bench/read-ceiling-session/{game_id}", include_in_schema=False)(read_in_session)
+    app.get("/bench/read-ceiling-threadpool/{game_id}", include_in_schema=False)(read_in_a_thread)
     rows = app.state.game_service.transactions.rows
     if rows is None:
-        app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)(read_in_session)
+        app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)(read_in_a_thread)
     else:
 
         @app.get("/bench/read-ceiling/{game_id}", include_in_schema=False)
         async def read_on_the_loop(game_id: str) -> Response:
-            row = await rows._fetch_one("SELECT document FROM games WHERE id = %s", game_id)
-            assert row is not None
-            return Response(row[0], media_type="application/json")
+            # The game's whole row, as the service reads it (the port has no narrower read).
+            stored = await rows.document(game_id)
+            assert stored is not None
+            return Response(stored.document, media_type="application/json")
 
     @app.get("/bench/read-ceiling-raw/{game_id}", include_in_schema=False)
     def read_ceiling_raw(game_id: str) -> Response:
         # The same SELECT on a pooled DBAPI connection (checkout, its ping and watchdog
-        # included), without a SQLAlchemy Session: what the Session costs a read.
+        # included), without SQLAlchemy's Connection: what SQLAlchemy costs a read.
         raw = db.engine.raw_connection()
         try:
             cursor = raw.cursor()
@@ -100,8 +101,8 @@ def with_probes(app: FastAPI) -> FastAPI:
 
     @app.put("/bench/txn-ceiling/{row}", include_in_schema=False)
     def txn_ceiling(row: int) -> Response:
-        with db.transaction(write=True) as session:
-            session.execute(text("UPDATE bench_rows SET n = n + 1 WHERE id = :id"), {"id": row})
+        with db.transaction(write=True) as connection:
+            connection.execute(text("UPDATE bench_rows SET n = n + 1 WHERE id = :id"), {"id": row})
         return Response(b'{"ok":true}', media_type="application/json")
 
     return app

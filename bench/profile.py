@@ -34,7 +34,7 @@ from tests.support.servers import free_port
 
 # Cost buckets: a name and the substrings of a frame ("function (file:line)") that mark it.
 BUCKETS: dict[str, tuple[str, ...]] = {
-    "middleware (PlatformMiddleware)": ("app/api/middleware.py",),
+    "middleware (PlatformMiddleware)": ("app/api/platform/middleware.py",),
     "access log (logging + json.dumps)": ("logging/__init__.py", "json/encoder.py"),
     "prometheus metrics": ("prometheus_client",),
     "request validation (pydantic)": ("_validate_request", "request_body_to_args"),
@@ -44,7 +44,7 @@ BUCKETS: dict[str, tuple[str, ...]] = {
     "SQLAlchemy statement compile/cache": ("sqlalchemy/sql/compiler.py", "_compile_w_cache"),
     "SQL execution (driver round trips)": ("do_execute", "cursor.execute", "psycopg/cursor.py"),
     "JSON columns (json.loads)": ("json/decoder.py", "json/__init__.py"),
-    "session/transaction open+close": ("session.py:close", "_connection_for_bind", "commit ("),
+    "transaction begin/commit": ("_begin_impl", "_commit_impl", "_rollback_impl"),
     "connection pool checkout/checkin": ("sqlalchemy/pool/",),
     "token check (sha256 + compare)": ("services/access.py", "services/tokens.py"),
     "presenting (game_read, pydantic models)": ("app/api/presenters.py",),

@@ -216,7 +216,10 @@ SCENARIOS = [
     # --in-app: the cheapest read on the service's own read paths, and its cheapest write.
     Scenario("read-ceiling", _in_app("/bench/read-ceiling/"), (BARE_READ,), in_app=True),
     Scenario(
-        "read-ceiling-session", _in_app("/bench/read-ceiling-session/"), (BARE_READ,), in_app=True
+        "read-ceiling-threadpool",
+        _in_app("/bench/read-ceiling-threadpool/"),
+        (BARE_READ,),
+        in_app=True,
     ),
     Scenario("read-ceiling-raw", _in_app("/bench/read-ceiling-raw/"), (BARE_READ,), in_app=True),
     Scenario(

@@ -1,9 +1,9 @@
 """Reads of one game row on the event loop (PostgreSQL): what ``GET /v1/games/{id}`` and
-its 304 cost, without a thread or a SQLAlchemy session.
+its 304 cost, without a thread or SQLAlchemy.
 
 Measured (``bench/RESULTS.md``, "Where a read's cost is"): the same one-row SELECT serves
 2-3x the requests through psycopg's async connections that it serves through a pooled
-``Session`` in the threadpool, where at 64 connections the requests queue for the four
+connection in the threadpool, where at 64 connections the requests queue for the four
 threads. Changes stay on the threadpool path (``db.py``): they hold a row lock across
 Python code, which is what threads are for.
 

@@ -4,8 +4,8 @@ A notification says only "game G reached seq S": whoever hears it reads the even
 log, so a notification lost, late or heard twice loses nothing and duplicates nothing. Seq 0
 says "game G is gone" (deleted): no game has a version 0.
 
-- In the process that commits: ``ChangeFeed.record`` notes the change on the session, and
-  once that session commits the feed's listener hears it at once.
+- In the process that commits: ``ChangeFeed.record`` gives the unit of work what tells the
+  feed's listener, which it runs once it has committed: the listener hears it at once.
 - Across processes on PostgreSQL: ``pg_notify`` in the change's own statement (delivered
   at commit, never for a change rolled back), heard by one ``LISTEN`` connection per
   process, on a thread of its own.
@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
-from sqlalchemy import event as orm_event
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from app.persistence.connections import libpq_conninfo
 from app.persistence.statements import GAMES
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
     from app.persistence.db import Database
 
 CHANNEL = "vr_game_changes"
-_PENDING = "vr_pending_changes"  # key in Session.info: the changes to announce at commit
 _RECONNECT_SECONDS = 1.0
 _LISTEN_TIMEOUT_SECONDS = 0.5  # how soon the PostgreSQL listener notices it must stop
 
@@ -78,38 +76,34 @@ class ChangeFeed:
             return None
         return Notification(CHANNEL, f"{game_id} {seq}")
 
-    def record(self, session: Session, game_id: str, logged: LoggedEvent) -> None:
-        """Tell this process's listener that ``game_id`` reaches ``logged.seq`` when
-        ``session`` commits (the other processes hear ``notification``)."""
+    def record(self, game_id: str, logged: LoggedEvent) -> Callable[[], None] | None:
+        """What tells this process's listener that ``game_id`` reaches ``logged.seq``, to
+        run once the change has committed (the other processes hear ``notification``)."""
         if self._listener is None or game_id not in self._watched:
-            # Nobody here follows the game: no hook on the commit. A follower that starts
+            # Nobody here follows the game: nothing to run. A follower that starts
             # meanwhile reads the log after subscribing, and hears this change from the
             # LISTEN connection or the watcher if its commit comes later still.
-            return
-        self._pending(session).append((game_id, logged.seq, logged))
+            return None
+        return partial(self._announce, [(game_id, logged.seq, logged)])
 
-    def deletion(self, session: Session, game_ids: Iterable[str]) -> list[Notification]:
-        """Tell this process's listener that the games are gone when ``session`` commits;
-        what the deletion's transaction sends to the other processes (PostgreSQL; the
-        SQLite watcher sees a watched game vanish)."""
+    def deletion(
+        self, game_ids: Iterable[str]
+    ) -> tuple[list[Notification], Callable[[], None] | None]:
+        """What the deletion's transaction sends to the other processes (PostgreSQL; the
+        SQLite watcher sees a watched game vanish), and what tells this process's
+        listener that the games are gone, to run once it has committed."""
         game_ids = list(game_ids)
         watched = [game_id for game_id in game_ids if game_id in self._watched]
+        announce = None
         if self._listener is not None and watched:
-            self._pending(session).extend((game_id, GONE, None) for game_id in watched)
+            announce = partial(self._announce, [(game_id, GONE, None) for game_id in watched])
         if self.db.dialect_name != "postgresql":
-            return []
-        return [Notification(CHANNEL, f"{game_id} {GONE}") for game_id in game_ids]
+            return [], announce
+        return [Notification(CHANNEL, f"{game_id} {GONE}") for game_id in game_ids], announce
 
-    def _pending(self, session: Session) -> list[tuple[str, int, LoggedEvent | None]]:
-        pending: list[tuple[str, int, LoggedEvent | None]] | None = session.info.get(_PENDING)
-        if pending is None:
-            pending = session.info[_PENDING] = []
-            orm_event.listen(session, "after_commit", self._after_commit, once=True)
-        return pending
-
-    def _after_commit(self, session: Session) -> None:
+    def _announce(self, committed: list[tuple[str, int, LoggedEvent | None]]) -> None:
         listener = self._listener
-        for game_id, seq, logged in session.info.pop(_PENDING, ()):
+        for game_id, seq, logged in committed:
             if listener is not None:
                 listener(game_id, seq, logged)
 
@@ -142,8 +136,8 @@ class ChangeFeed:
         watched, listener = self._watched, self._listener
         if not watched or listener is None:
             return
-        with self.db.transaction(write=False) as session:
-            rows = session.execute(
+        with self.db.transaction(write=False) as connection:
+            rows = connection.execute(
                 select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(sorted(watched)))
             ).all()
         versions = dict.fromkeys(watched, GONE) | {game_id: version for game_id, version in rows}

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import CursorResult, case, delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, CursorResult, case, delete, select
 
 from app.persistence.statements import LIMITS, dialect_insert
 
@@ -11,8 +10,8 @@ from app.persistence.statements import LIMITS, dialect_insert
 class CreationLimitRepository:
     """The game-creation limit's theoretical arrival time (TAT) per client address."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def admit(self, address: str, now_ms: int, interval_ms: int, tolerance_ms: int) -> bool:
         """Move the address's TAT one interval on if a request at ``now_ms`` fits in its
@@ -20,7 +19,7 @@ class CreationLimitRepository:
         serializes the address's creations until the transaction ends."""
         start = case((LIMITS.c.tat_ms > now_ms, LIMITS.c.tat_ms), else_=now_ms)
         statement = (
-            dialect_insert(self.session)(LIMITS)
+            dialect_insert(self.connection)(LIMITS)
             .values(address=address, tat_ms=now_ms + interval_ms)
             .on_conflict_do_update(
                 index_elements=[LIMITS.c.address],
@@ -29,16 +28,16 @@ class CreationLimitRepository:
             )
             .returning(LIMITS.c.tat_ms)
         )
-        return self.session.execute(statement).first() is not None
+        return self.connection.execute(statement).first() is not None
 
     def tat(self, address: str) -> int | None:
-        return self.session.scalar(select(LIMITS.c.tat_ms).where(LIMITS.c.address == address))
+        return self.connection.scalar(select(LIMITS.c.tat_ms).where(LIMITS.c.address == address))
 
     def purge_expired(self, now_ms: int, limit: int) -> int:
         """Delete at most ``limit`` rows whose TAT has passed (a missing row means the
         same); return how many."""
         batch = select(LIMITS.c.address).where(LIMITS.c.tat_ms < now_ms).limit(limit)
-        result = self.session.execute(
+        result = self.connection.execute(
             delete(LIMITS).where(LIMITS.c.address.in_(batch.scalar_subquery()))
         )
         assert isinstance(result, CursorResult)

@@ -39,10 +39,9 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
-from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 # Connecting lives in connections.py; importers of db.py keep finding it here.
@@ -120,20 +119,22 @@ class Database:
             event.listen(self.engine, "connect", on_connect)
             event.listen(self.engine, "begin", on_sqlite_begin)
             write_engine = self.engine.execution_options(**{SQLITE_BEGIN: "immediate"})
-        self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
-        self._autocommit_sessions: sessionmaker[Session] | None = None
+        self._write_engine = write_engine
+        self._autocommit_engine: Engine | None = None
         if self.dialect_name == "postgresql":
-            autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
-            self._autocommit_sessions = sessionmaker(autocommit, expire_on_commit=False)
+            self._autocommit_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @contextmanager
     def transaction(
         self, *, write: bool, statement_by_statement: bool = False
-    ) -> Iterator[Session]:
-        """One transaction: commit on normal exit, roll back on an exception, always close.
+    ) -> Iterator[Connection]:
+        """One transaction on a pooled connection: commit on normal exit, roll back on an
+        exception, always give the connection back.
 
-        Repositories never commit; this is the only place that does.
+        Repositories never commit; this is the only place that does. They run Core
+        statements on the connection itself: an ORM ``Session`` around it cost more than
+        the statements on SQLite, and nothing here uses its identity map
+        (bench/RESULTS.md).
 
         ``statement_by_statement`` (PostgreSQL; elsewhere ignored): each statement commits
         on its own, with no ``BEGIN`` and ``COMMIT`` round trips around them. Only for work
@@ -142,17 +143,17 @@ class Database:
         """
         if self.stall is not None:
             self.stall.check()
-        if statement_by_statement and self._autocommit_sessions is not None:
-            factory = self._autocommit_sessions
+        if statement_by_statement and self._autocommit_engine is not None:
+            engine = self._autocommit_engine
         else:
-            factory = self._write_sessions if write else self._read_sessions
-        with factory() as session:
+            engine = self._write_engine if write else self.engine
+        with engine.connect() as connection:
             try:
-                yield session
-                session.commit()
+                yield connection
+                connection.commit()
             except BaseException as exc:
                 self._note_failure(exc)
-                session.rollback()
+                connection.rollback()
                 raise
 
     @property
@@ -166,12 +167,15 @@ class Database:
         self, *, write: bool, statement_by_statement: bool = False
     ) -> Iterator[SqlUnitOfWork]:
         """The storage port's unit of work: ``transaction`` with the repositories the use
-        cases need, and the database's outages raised as the port's ``StorageUnavailable``."""
-        with (
-            translated(),
-            self.transaction(write=write, statement_by_statement=statement_by_statement) as session,
-        ):
-            yield SqlUnitOfWork(session)
+        cases need, and the database's outages raised as the port's ``StorageUnavailable``;
+        once it has committed, what was to follow the commit (``SqlUnitOfWork.committed``)."""
+        with translated():
+            with self.transaction(
+                write=write, statement_by_statement=statement_by_statement
+            ) as connection:
+                work = SqlUnitOfWork(connection)
+                yield work
+            work.committed()
 
     def async_game_rows(self, size: int) -> AsyncGameRows | SqliteLoopReads | None:
         """Reads of a game on the event loop, within this database's timeouts: on

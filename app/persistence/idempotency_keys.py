@@ -3,68 +3,53 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import CursorResult, delete, select, update
+from sqlalchemy import Connection, CursorResult, Row, delete, select, update
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session
 
 from app.persistence.errors import is_lock_not_available
 from app.persistence.key_answers import answer_columns, answer_from
-from app.persistence.models import IdempotencyKey
 from app.persistence.statements import KEYS, dialect_insert
 from app.services.storage import KeyLocked, KeyTaken
 from app.services.stored import KeyRecord, Outcome
 
 
 class IdempotencyRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def get(
         self, key_hash: str, *, for_update: bool = False, nowait: bool = False
-    ) -> IdempotencyKey | None:
+    ) -> Row[Any] | None:
         """The key's row; ``for_update`` locks it (PostgreSQL), and with ``nowait`` a row
         locked by another transaction raises at once (see ``is_lock_not_available``)."""
-        statement = select(IdempotencyKey).where(IdempotencyKey.key_hash == key_hash)
+        statement = select(KEYS).where(KEYS.c.key_hash == key_hash)
         if for_update:
-            statement = statement.with_for_update(nowait=nowait).execution_options(
-                populate_existing=True
-            )
-        return self.session.scalars(statement).one_or_none()
+            statement = statement.with_for_update(nowait=nowait)
+        return self.connection.execute(statement).one_or_none()
 
-    def try_insert(self, row: IdempotencyKey) -> bool:
-        """Insert ``row`` unless its ``key_hash`` exists; False when it does.
-
-        ``INSERT ... ON CONFLICT DO NOTHING`` leaves the transaction usable either way.
-        When inserted, ``row`` joins the session: later changes to it are flushed as an
-        UPDATE.
-        """
-        from sqlalchemy.orm import make_transient_to_detached
-
-        values = {column.key: getattr(row, column.key) for column in KEYS.columns}
+    def try_insert(self, values: dict[str, Any]) -> bool:
+        """Insert a key's row of ``values`` unless its ``key_hash`` exists; False when it
+        does. ``INSERT ... ON CONFLICT DO NOTHING`` leaves the transaction usable either
+        way."""
         statement = (
-            dialect_insert(self.session)(KEYS)
+            dialect_insert(self.connection)(KEYS)
             .values(values)
             .on_conflict_do_nothing(index_elements=[KEYS.c.key_hash])
         )
         # Without preserve_rowcount, an INSERT's rowcount is not kept (psycopg gives -1).
-        result = self.session.execute(statement.execution_options(preserve_rowcount=True))
+        result = self.connection.execute(statement.execution_options(preserve_rowcount=True))
         assert isinstance(result, CursorResult)
-        if result.rowcount != 1:
-            return False
-        make_transient_to_detached(row)
-        self.session.add(row)
-        return True
+        return result.rowcount == 1
 
     def release(self, key_hash: str) -> None:
         """Free the key of an attempt that failed, so that a retry may act: only while it
         is still in flight. An attempt whose connection was cut may have committed after
         all (its COMMIT reached the server before the cut): its stored answer stays, for
         the retry to replay instead of acting twice."""
-        self.session.execute(
-            delete(IdempotencyKey)
-            .where(IdempotencyKey.key_hash == key_hash, IdempotencyKey.state == "in_flight")
-            .execution_options(synchronize_session="fetch")
+        self.connection.execute(
+            delete(KEYS).where(KEYS.c.key_hash == key_hash, KEYS.c.state == "in_flight")
         )
 
     def purge_expired(self, now: datetime, limit: int | None = None) -> int:
@@ -74,9 +59,7 @@ class IdempotencyRepository:
         if limit is not None:
             batch = select(KEYS.c.key_hash).where(expired).limit(limit)
             expired = KEYS.c.key_hash.in_(batch.scalar_subquery())
-        result = self.session.execute(
-            delete(KEYS).where(expired).execution_options(synchronize_session=False)
-        )
+        result = self.connection.execute(delete(KEYS).where(expired))
         assert isinstance(result, CursorResult)
         return result.rowcount
 
@@ -85,9 +68,9 @@ class IdempotencyKeys:
     """The storage port's ``IdempotencyKeys`` on the queries above: plain records in and
     out, and the port's errors for a key that exists or is locked by another attempt."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.rows = IdempotencyRepository(session)
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.rows = IdempotencyRepository(connection)
 
     def get(
         self, key_hash: str, *, for_update: bool = False, nowait: bool = False
@@ -101,19 +84,19 @@ class IdempotencyKeys:
         return None if row is None else _record(row)
 
     def insert(self, record: KeyRecord) -> None:
-        row = IdempotencyKey(
-            key_hash=record.key_hash,
-            request_hash=record.request_hash,
-            state=record.state,
-            locked_until=record.locked_until,
-            created_at=record.created_at,
-            expires_at=record.expires_at,
-        )
+        row = {
+            "key_hash": record.key_hash,
+            "request_hash": record.request_hash,
+            "state": record.state,
+            "locked_until": record.locked_until,
+            "created_at": record.created_at,
+            "expires_at": record.expires_at,
+        }
         if not self.rows.try_insert(row):
             raise KeyTaken(record.key_hash)
 
     def extend_lease(self, key_hash: str, locked_until: datetime) -> None:
-        self.session.execute(
+        self.connection.execute(
             update(KEYS).where(KEYS.c.key_hash == key_hash).values(locked_until=locked_until)
         )
 
@@ -126,7 +109,7 @@ class IdempotencyKeys:
         version: int,
         body: bytes,
     ) -> None:
-        self.session.execute(
+        self.connection.execute(
             update(KEYS)
             .where(KEYS.c.key_hash == key_hash)
             .values(
@@ -144,7 +127,7 @@ class IdempotencyKeys:
         return self.rows.purge_expired(now, limit)
 
 
-def _record(row: IdempotencyKey) -> KeyRecord:
+def _record(row: Row[Any]) -> KeyRecord:
     outcome, version = answer_from(row.status_code, row.headers)
     return KeyRecord(
         key_hash=row.key_hash,

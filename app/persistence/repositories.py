@@ -1,4 +1,4 @@
-"""The queries of games and their logs. Repositories use ``self.session`` and never commit.
+"""The queries of games and their logs. Repositories use ``self.connection`` and never commit.
 
 They read and write plain rows with SQLAlchemy Core statements (no ORM objects, no identity
 map): a stored game is one row, so each read is one statement and each change one UPDATE
@@ -9,12 +9,11 @@ storage port's (``app/services/stored.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, CursorResult, delete, insert, select, update
 
 from app.domain.game import GameEvent, GameState
 from app.persistence.changes import Notification, sql_feed
@@ -65,8 +64,13 @@ def _credentials(row: Any) -> Credentials:
 
 
 class GameRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(
+        self, connection: Connection, *, after_commit: list[Callable[[], None]] | None = None
+    ) -> None:
+        self.connection = connection
+        # Where a stored change leaves what tells this process's listeners, to run once
+        # the transaction has committed (the unit of work's).
+        self.after_commit = [] if after_commit is None else after_commit
 
     def insert(
         self,
@@ -76,7 +80,7 @@ class GameRepository:
         document_key: str,
         at: datetime,
     ) -> None:
-        self.session.execute(
+        self.connection.execute(
             insert(GAMES).values(
                 id=game.id,
                 version=game.version,
@@ -95,7 +99,7 @@ class GameRepository:
         """The game's state; ``for_update`` locks its row until the transaction ends
         (PostgreSQL; on SQLite a write transaction already holds the database's lock)."""
         statement = GAME_STATE_LOCKED if for_update else GAME_STATE
-        row = self.session.execute(statement, {"game_id": game_id}).one_or_none()
+        row = self.connection.execute(statement, {"game_id": game_id}).one_or_none()
         if row is None:
             return None
         return StoredGame(
@@ -106,13 +110,13 @@ class GameRepository:
         )
 
     def document(self, game_id: str) -> StoredDocument | None:
-        row = self.session.execute(GAME_DOCUMENT, {"game_id": game_id}).one_or_none()
+        row = self.connection.execute(GAME_DOCUMENT, {"game_id": game_id}).one_or_none()
         if row is None:
             return None
         return StoredDocument(row.version, row.document, row.document_key, _credentials(row))
 
     def version(self, game_id: str) -> StoredVersion | None:
-        row = self.session.execute(GAME_VERSION, {"game_id": game_id}).one_or_none()
+        row = self.connection.execute(GAME_VERSION, {"game_id": game_id}).one_or_none()
         return None if row is None else StoredVersion(row.version, _credentials(row))
 
     def store_change(
@@ -157,25 +161,27 @@ class GameRepository:
             raise LostRace(game.id)
         if feed is not None:
             logged = LoggedEvent(game.version, event.type, at, dict(event.data))
-            feed.record(self.session, game.id, logged)
+            announce = feed.record(game.id, logged)
+            if announce is not None:
+                self.after_commit.append(announce)
 
     def _store(self, values: dict[str, Any], notify: Notification | None) -> bool:
-        if self.session.get_bind().dialect.name != "postgresql":
-            result = self.session.execute(GAME_CHANGE, values)
+        if self.connection.dialect.name != "postgresql":
+            result = self.connection.execute(GAME_CHANGE, values)
             assert isinstance(result, CursorResult)
             if result.rowcount != 1:
                 return False
-            self.session.execute(EVENT_APPEND, values)
+            self.connection.execute(EVENT_APPEND, values)
             return True
         if notify is not None:
             values |= {"channel": notify.channel, "payload": notify.payload}
-        stored = self.session.execute(STORE_CHANGE[notify is not None], values)
+        stored = self.connection.execute(STORE_CHANGE[notify is not None], values)
         return stored.first() is not None
 
     def replace_credentials(self, game_id: str, credentials: Credentials) -> None:
         """New token hashes (and recovery code hash) for the game, in a change's
         transaction: the tokens they replace are refused from its commit on."""
-        self.session.execute(
+        self.connection.execute(
             CREDENTIALS_CHANGE,
             {
                 "game_id": game_id,
@@ -187,7 +193,7 @@ class GameRepository:
 
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         """Store a document rendered again for an unchanged game (a no-op if it changed)."""
-        self.session.execute(
+        self.connection.execute(
             update(GAMES)
             .where(GAMES.c.id == game_id, GAMES.c.version == version)
             .values(document=document, document_key=key)
@@ -204,7 +210,7 @@ class GameRepository:
         )
         if lock:
             statement = statement.with_for_update(skip_locked=True)
-        return list(self.session.scalars(statement))
+        return list(self.connection.scalars(statement))
 
     def delete(self, game_ids: list[str], notify: Sequence[Notification] = ()) -> int:
         """Delete games with their events (their write limit is a column of their row);
@@ -214,26 +220,26 @@ class GameRepository:
         games went."""
         if not game_ids:
             return 0
-        self.session.execute(delete(EVENTS).where(EVENTS.c.game_id.in_(game_ids)))
-        self.session.execute(update(KEYS).where(KEYS.c.game_id.in_(game_ids)).values(KEYS_GONE))
-        result = self.session.execute(delete(GAMES).where(GAMES.c.id.in_(game_ids)))
+        self.connection.execute(delete(EVENTS).where(EVENTS.c.game_id.in_(game_ids)))
+        self.connection.execute(update(KEYS).where(KEYS.c.game_id.in_(game_ids)).values(KEYS_GONE))
+        result = self.connection.execute(delete(GAMES).where(GAMES.c.id.in_(game_ids)))
         assert isinstance(result, CursorResult)
         for channel in sorted({n.channel for n in notify}):
             payloads = [n.payload for n in notify if n.channel == channel]
-            self.session.execute(NOTIFY_EACH, {"channel": channel, "payloads": payloads})
+            self.connection.execute(NOTIFY_EACH, {"channel": channel, "payloads": payloads})
         return result.rowcount
 
 
 class EventRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def append(self, game_id: str, seq: int, event: GameEvent, at: datetime) -> None:
-        self.session.execute(EVENT_APPEND, _event_values(game_id, seq, event, at))
+        self.connection.execute(EVENT_APPEND, _event_values(game_id, seq, event, at))
 
     def list_after(self, game_id: str, after: int, limit: int) -> list[LoggedEvent]:
         """Events of the game with ``seq > after``, oldest first, at most ``limit``."""
-        rows = self.session.execute(
+        rows = self.connection.execute(
             select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.at, EVENTS.c.data)
             .where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after)
             .order_by(EVENTS.c.seq)
@@ -244,7 +250,7 @@ class EventRepository:
     def with_seqs(self, game_id: str, seqs: Sequence[int]) -> list[LoggedEvent]:
         """Events of the game numbered ``seqs`` (at most the game's whole log), oldest
         first."""
-        rows = self.session.execute(
+        rows = self.connection.execute(
             select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.at, EVENTS.c.data)
             .where(EVENTS.c.game_id == game_id, EVENTS.c.seq.in_(sorted(set(seqs))))
             .order_by(EVENTS.c.seq)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import String, Table, bindparam, func, insert, select, text, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, String, Table, bindparam, func, insert, select, text, update
 
 from app.persistence.key_answers import answer_columns
 from app.persistence.models import CreationLimit, Event, Game, IdempotencyKey
@@ -97,10 +96,10 @@ STORE_CHANGE = {
 }
 
 
-def dialect_insert(session: Session) -> Any:
-    """``INSERT`` with ``ON CONFLICT`` for the session's database. Imported here: a
+def dialect_insert(connection: Connection) -> Any:
+    """``INSERT`` with ``ON CONFLICT`` for the connection's database. Imported here: a
     process loads its own database's dialect only (PostgreSQL's is about 2 MiB)."""
-    if session.get_bind().dialect.name == "postgresql":
+    if connection.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 
         return postgresql_insert

@@ -1,15 +1,15 @@
 """The storage port (``app/services/storage.py``) on SQLAlchemy: a unit of work is one
-``Database.transaction``, its repositories those of ``repositories.py``,
+``Database.transaction`` on one connection, its repositories those of ``repositories.py``,
 ``idempotency_keys.py`` and ``creation_limits.py``, and the database's outages the port's
 ``StorageUnavailable``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection
 
 from app.persistence.changes import sql_feed
 from app.persistence.creation_limits import CreationLimitRepository
@@ -36,14 +36,25 @@ def translated() -> Iterator[None]:
 class SqlUnitOfWork:
     """One transaction's repositories (``Database.unit_of_work`` opens it)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.games = GameRepository(session)
-        self.events = EventRepository(session)
-        self.keys = IdempotencyKeys(session)
-        self.limits = CreationLimitRepository(session)
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        # What is to happen once the transaction has committed, never if it rolls back.
+        self.after_commit: list[Callable[[], None]] = []
+        self.games = GameRepository(connection, after_commit=self.after_commit)
+        self.events = EventRepository(connection)
+        self.keys = IdempotencyKeys(connection)
+        self.limits = CreationLimitRepository(connection)
+
+    def committed(self) -> None:
+        """Run what was to follow the commit (``Database.unit_of_work`` calls it)."""
+        for hook in self.after_commit:
+            hook()
 
     def delete_games(self, game_ids: list[str], changes: ChangeFeed | None) -> int:
         feed = sql_feed(changes)
-        notify = feed.deletion(self.session, game_ids) if feed is not None else []
+        if feed is None:
+            return self.games.delete(game_ids)
+        notify, announce = feed.deletion(game_ids)
+        if announce is not None:
+            self.after_commit.append(announce)
         return self.games.delete(game_ids, notify)

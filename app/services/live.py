@@ -193,7 +193,7 @@ class LiveHub:
         if event is not None and seq == channel.known + 1:
             # Committed here, and next in line: no need to read it back from the log. The
             # database's own notice of this commit may have come first (on PostgreSQL it
-            # is sent as the statement commits, before the session's commit hook runs): a
+            # is sent as the statement commits, before the unit of work's commit hooks run): a
             # read it started finds the event known and offers it to nobody again.
             channel.known = seq
             channel.target = max(channel.target, seq)

@@ -16,9 +16,9 @@ from tests.api.test_api_support import assert_problem
 
 
 def _rows(app: FastAPI, game_id: str) -> dict[str, int]:
-    with app.state.db.transaction(write=False) as session:
+    with app.state.db.transaction(write=False) as connection:
         counts = {
-            table: session.execute(
+            table: connection.execute(
                 text(f"SELECT count(*) FROM {table} WHERE {column} = :id"), {"id": game_id}
             ).scalar_one()
             for table, column in (
@@ -27,7 +27,9 @@ def _rows(app: FastAPI, game_id: str) -> dict[str, int]:
                 ("idempotency_keys", "game_id"),
             )
         }
-        counts["keys"] = session.execute(text("SELECT count(*) FROM idempotency_keys")).scalar_one()
+        counts["keys"] = connection.execute(
+            text("SELECT count(*) FROM idempotency_keys")
+        ).scalar_one()
         return counts
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, select
 
 from app.api.schemas.games import GameCreate, ResolutionCreate
-from app.persistence.models import Event, Game, IdempotencyKey, utcnow
+from app.persistence.models import Event, Game, utcnow
 from app.persistence.repositories import IdempotencyRepository
 from app.services.idempotency import request_fingerprint
 from app.services.tokens import idempotency_key_hash
@@ -26,30 +26,27 @@ BODY: dict[str, Any] = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed"
 
 
 def count(app: FastAPI, model: type[Any]) -> int:
-    with app.state.db.transaction(write=False) as session:
-        return int(session.scalar(select(func.count()).select_from(model)) or 0)
+    with app.state.db.transaction(write=False) as connection:
+        return int(connection.scalar(select(func.count()).select_from(model)) or 0)
 
 
-def stored_key(app: FastAPI, scope: str, key: str) -> IdempotencyKey | None:
-    with app.state.db.transaction(write=False) as session:
-        row = IdempotencyRepository(session).get(idempotency_key_hash(scope, key))
-        if row is not None:
-            session.expunge(row)
-        return row
+def stored_key(app: FastAPI, scope: str, key: str) -> Row[Any] | None:
+    with app.state.db.transaction(write=False) as connection:
+        return IdempotencyRepository(connection).get(idempotency_key_hash(scope, key))
 
 
 def insert_in_flight(app: FastAPI, scope: str, key: str, fingerprint: str, seconds: int) -> None:
     now = utcnow()
-    with app.state.db.transaction(write=True) as session:
-        inserted = IdempotencyRepository(session).try_insert(
-            IdempotencyKey(
-                key_hash=idempotency_key_hash(scope, key),
-                request_hash=fingerprint,
-                state="in_flight",
-                locked_until=now + timedelta(seconds=seconds),
-                created_at=now,
-                expires_at=now + timedelta(hours=24),
-            )
+    with app.state.db.transaction(write=True) as connection:
+        inserted = IdempotencyRepository(connection).try_insert(
+            {
+                "key_hash": idempotency_key_hash(scope, key),
+                "request_hash": fingerprint,
+                "state": "in_flight",
+                "locked_until": now + timedelta(seconds=seconds),
+                "created_at": now,
+                "expires_at": now + timedelta(hours=24),
+            }
         )
         assert inserted
 
@@ -62,8 +59,8 @@ def in_flight(app: FastAPI, scope: str, key: str, fingerprint: str) -> Iterator[
     if app.state.db.dialect_name != "postgresql":
         yield  # SQLite serializes writers: an unexpired lease stands for the worker
         return
-    with app.state.db.transaction(write=True) as session:
-        IdempotencyRepository(session).get(idempotency_key_hash(scope, key), for_update=True)
+    with app.state.db.transaction(write=True) as connection:
+        IdempotencyRepository(connection).get(idempotency_key_hash(scope, key), for_update=True)
         yield
 
 

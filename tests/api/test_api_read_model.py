@@ -11,8 +11,8 @@ from tests.api.conftest import GameHandle
 
 
 def _stored(app: FastAPI, game_id: str) -> tuple[str | None, str | None]:
-    with app.state.db.transaction(write=False) as session:
-        row = session.execute(
+    with app.state.db.transaction(write=False) as connection:
+        row = connection.execute(
             select(Game.document, Game.document_key).where(Game.id == game_id)
         ).one()
     return row.document, row.document_key
@@ -32,8 +32,8 @@ async def test_a_document_of_another_renderer_is_rendered_again_and_stored(
     app: FastAPI, game: GameHandle
 ) -> None:
     fresh = (await game.client.get(game.url, headers=game.host())).content
-    with app.state.db.transaction(write=True) as session:
-        session.execute(
+    with app.state.db.transaction(write=True) as connection:
+        connection.execute(
             update(Game)
             .where(Game.id == game.id)
             .values(document='{"stale": true}', document_key="old")
@@ -47,8 +47,8 @@ async def test_a_document_of_another_renderer_is_rendered_again_and_stored(
         app.state.game_service.transactions.presenter.key,
     )
     # Without a document at all (a game the migration moved), the same.
-    with app.state.db.transaction(write=True) as session:
-        session.execute(
+    with app.state.db.transaction(write=True) as connection:
+        connection.execute(
             update(Game).where(Game.id == game.id).values(document=None, document_key=None)
         )
     assert (await game.client.get(game.url, headers=game.host())).content == fresh

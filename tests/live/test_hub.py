@@ -127,7 +127,7 @@ async def test_a_change_committed_here_whose_notice_came_first_is_not_read_back(
     live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On PostgreSQL the database's notice of a commit can reach the hub before the
-    session's commit hook hands it the event: the hub still delivers that event, once,
+    unit of work's commit hook hands it the event: the hub still delivers that event, once,
     without reading the log. Here the notice is made to come first every time."""
     hub: LiveHub = live_app.state.live_hub
     reads = counting_reads(hub, monkeypatch)

@@ -76,8 +76,8 @@ def store_as_changed(
 
 
 def store(database: Database, game: GameState) -> None:
-    with database.transaction(write=True) as session:
-        GameRepository(session).insert(game, credentials(game), "{}", "key", AT)
+    with database.transaction(write=True) as connection:
+        GameRepository(connection).insert(game, credentials(game), "{}", "key", AT)
 
 
 @pytest.fixture

@@ -62,9 +62,9 @@ def test_async_reads_return_what_the_repository_reads(
 ) -> None:
     game = make_game(players=4)
     store(migrated_database, game)
-    with migrated_database.transaction(write=False) as session:
-        expected_document = GameRepository(session).document(game.id)
-        expected_version = GameRepository(session).version(game.id)
+    with migrated_database.transaction(write=False) as connection:
+        expected_document = GameRepository(connection).document(game.id)
+        expected_version = GameRepository(connection).version(game.id)
 
     async def read() -> tuple[Any, ...]:
         rows = _rows(migrated_database)

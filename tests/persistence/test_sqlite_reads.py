@@ -48,9 +48,9 @@ def test_sqlite_loop_reads_return_what_the_repository_reads_without_a_thread(
 ) -> None:
     game = make_game(players=4)
     store(migrated_database, game)
-    with migrated_database.transaction(write=False) as session:
-        expected_document = GameRepository(session).document(game.id)
-        expected_version = GameRepository(session).version(game.id)
+    with migrated_database.transaction(write=False) as connection:
+        expected_document = GameRepository(connection).document(game.id)
+        expected_version = GameRepository(connection).version(game.id)
     threads = _Threads(monkeypatch)
 
     async def read() -> tuple[Any, ...]:

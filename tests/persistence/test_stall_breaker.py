@@ -231,12 +231,12 @@ def test_a_frozen_server_costs_the_threadpool_path_one_bound_then_nothing(
     database = Database(_through(migrated_database, proxy), timeouts=DatabaseTimeouts(hold_ms=1000))
     try:
         database.ping()
-        with database.transaction(write=False) as session:
-            session.execute(text("SELECT 1"))
+        with database.transaction(write=False) as connection:
+            connection.execute(text("SELECT 1"))
         loop.call_soon_threadsafe(proxy.thawed.clear)
         started = time.monotonic()
-        with pytest.raises(Exception) as cut, database.transaction(write=False) as session:
-            session.execute(text("SELECT 1"))
+        with pytest.raises(Exception) as cut, database.transaction(write=False) as connection:
+            connection.execute(text("SELECT 1"))
         assert is_unavailable_error(cut.value)
         assert time.monotonic() - started < 4.0  # the bound is 1 s
         assert database.stall is not None and database.stall.stalled
@@ -247,8 +247,8 @@ def test_a_frozen_server_costs_the_threadpool_path_one_bound_then_nothing(
         assert time.monotonic() - started < 0.5
         loop.call_soon_threadsafe(proxy.thawed.set)
         _wait_for(lambda: not database.stall.stalled)  # type: ignore[union-attr]
-        with database.transaction(write=False) as session:
-            assert session.execute(text("SELECT 1")).scalar() == 1
+        with database.transaction(write=False) as connection:
+            assert connection.execute(text("SELECT 1")).scalar() == 1
     finally:
         database.dispose()
         loop.call_soon_threadsafe(proxy.thawed.set)

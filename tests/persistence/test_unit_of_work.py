@@ -41,13 +41,13 @@ def test_a_transaction_commits_on_exit_and_rolls_back_on_error(
 ) -> None:
     kept, dropped = make_game(players=2), make_game(players=2)
     store(migrated_database, kept)
-    with pytest.raises(RuntimeError), migrated_database.transaction(write=True) as session:
-        GameRepository(session).insert(dropped, credentials(dropped), "{}", "k", AT)
+    with pytest.raises(RuntimeError), migrated_database.transaction(write=True) as connection:
+        GameRepository(connection).insert(dropped, credentials(dropped), "{}", "k", AT)
         raise RuntimeError("use case failed")
 
-    with migrated_database.transaction(write=False) as session:
-        assert GameRepository(session).version(kept.id) is not None
-        assert GameRepository(session).version(dropped.id) is None
+    with migrated_database.transaction(write=False) as connection:
+        assert GameRepository(connection).version(kept.id) is not None
+        assert GameRepository(connection).version(dropped.id) is None
 
 
 def _increment_concurrently(
@@ -60,8 +60,8 @@ def _increment_concurrently(
         try:
             start.wait()
             for _ in range(INCREMENTS_PER_THREAD):
-                with database.transaction(write=True) as session:
-                    repository = GameRepository(session)
+                with database.transaction(write=True) as connection:
+                    repository = GameRepository(connection)
                     stored = repository.state(game_id, for_update=True)
                     assert stored is not None
                     bumped = replace(stored.state, version=stored.state.version + 1)
@@ -86,8 +86,8 @@ def test_concurrent_writers_to_one_game_lose_no_update(
     errors = _increment_concurrently(migrated_database, game.id)
 
     assert errors == []
-    with migrated_database.transaction(write=False) as session:
-        stored = GameRepository(session).version(game.id)
+    with migrated_database.transaction(write=False) as connection:
+        stored = GameRepository(connection).version(game.id)
     assert stored is not None
     assert stored.version == game.version + 2 * INCREMENTS_PER_THREAD
 
@@ -96,10 +96,10 @@ def test_sqlite_write_transactions_begin_immediate_and_reads_do_not(sqlite_url: 
     database = Database(sqlite_url)
     try:
         with count_statements(database.engine) as statements:
-            with database.transaction(write=True) as session:
-                session.execute(text("SELECT 1"))
-            with database.transaction(write=False) as session:
-                session.execute(text("SELECT 1"))
+            with database.transaction(write=True) as connection:
+                connection.execute(text("SELECT 1"))
+            with database.transaction(write=False) as connection:
+                connection.execute(text("SELECT 1"))
         assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE", "BEGIN"]
         with database.engine.connect() as conn:
             pragmas = {
@@ -186,8 +186,8 @@ def test_postgres_recovers_after_its_connections_are_killed(
     monkeypatch.setattr(db_module, "PING_AFTER_IDLE_S", 0.05)
     database = Database(postgres_url)
     try:
-        with database.transaction(write=False) as session:
-            session.execute(text("SELECT 1"))
+        with database.transaction(write=False) as connection:
+            connection.execute(text("SELECT 1"))
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             killed = admin.execute(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
@@ -195,8 +195,8 @@ def test_postgres_recovers_after_its_connections_are_killed(
             ).fetchone()
         assert killed is not None and killed[0] >= 1
         time.sleep(0.1)
-        with database.transaction(write=False) as session:
-            assert session.execute(text("SELECT 1")).scalar() == 1
+        with database.transaction(write=False) as connection:
+            assert connection.execute(text("SELECT 1")).scalar() == 1
     finally:
         database.dispose()
 
@@ -218,12 +218,12 @@ def test_a_connection_in_steady_use_is_not_pinged(
     monkeypatch.setattr(database.engine.dialect, "do_ping", counted_ping)
     try:
         for _ in range(10):
-            with database.transaction(write=False) as session:
-                session.execute(text("SELECT 1"))
+            with database.transaction(write=False) as connection:
+                connection.execute(text("SELECT 1"))
         assert pings == []
         time.sleep(0.4)
-        with database.transaction(write=False) as session:
-            session.execute(text("SELECT 1"))
+        with database.transaction(write=False) as connection:
+            connection.execute(text("SELECT 1"))
         assert len(pings) == 1
     finally:
         database.dispose()
