@@ -2,12 +2,14 @@
 
     python -m bench.instructions final-scores          # 500 requests
     python -m bench.instructions healthz gains final-scores --requests 300
+    python -m bench.instructions put-faith --db postgres   # the service's process only
 
 On a machine whose speed drifts, a few percent of wall clock is noise; an instruction
 count is not: the same code, inputs and environment give the same count, whatever else
 the machine is doing. The app is driven as an ASGI app (no server, no socket): the
 script runs once with no measured request and once with N, each after the same warm-up,
-and the difference over N is what one request costs. ``PYTHONHASHSEED`` is fixed. Needs
+and the difference over N is what one request costs. ``PYTHONHASHSEED`` is fixed. On
+PostgreSQL the count is the service's process (its driver included), not the server's. Needs
 valgrind (Debian's package). A/B: ``--checkout`` a worktree of the other commit (same virtualenv).
 """
 
@@ -68,8 +70,9 @@ GAMES = 40
 UNLIMITED = {"game_write_rate": 0, "game_creation_rate": 0, "max_events_per_game": 100_000}
 
 
-def drive(route: str, requests: int) -> None:
-    """Send ``WARM_UP`` then ``requests`` requests of ``route`` to the app, in process."""
+def drive(route: str, requests: int, url: str | None) -> None:
+    """Send ``WARM_UP`` then ``requests`` requests of ``route`` to the app, in process, on
+    the database at ``url`` (a new SQLite file if None)."""
     from app.main import create_app
     from app.persistence.migrate import upgrade
     from app.settings import Settings
@@ -100,7 +103,7 @@ def drive(route: str, requests: int) -> None:
         }
 
     with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{folder}/bench.sqlite"
+        url = url or f"sqlite:///{folder}/bench.sqlite"
         upgrade(url)
         settings = Settings(database_url=url, log_level="warning", **UNLIMITED)
         app = create_app(settings)
@@ -147,9 +150,21 @@ def drive(route: str, requests: int) -> None:
         asyncio.run(run())
 
 
-def count(route: str, requests: int, checkout: Path) -> int:
+def count(route: str, requests: int, checkout: Path, db: str, pg_server: str | None) -> int:
     """Instructions of the whole process driving ``requests`` requests of ``route`` to
-    the app of ``checkout`` (this script, run by its path, imports ``app`` from there)."""
+    the app of ``checkout`` (this script, run by its path, imports ``app`` from there),
+    on a new database of kind ``db``."""
+    if db == "postgres":
+        # Imported here: the driver, run under valgrind, imports nothing it does not measure.
+        from bench.harness import DEFAULT_PG_SERVER, fresh_database
+
+        server = pg_server or DEFAULT_PG_SERVER
+        with fresh_database(db, server, Path(tempfile.gettempdir())) as url:
+            return _count(route, requests, checkout, ["--url", url])
+    return _count(route, requests, checkout, [])
+
+
+def _count(route: str, requests: int, checkout: Path, more: list[str]) -> int:
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -160,6 +175,7 @@ def count(route: str, requests: int, checkout: Path) -> int:
         route,
         "--requests",
         str(requests),
+        *more,
     ]
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(checkout)}
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=checkout)
@@ -181,18 +197,21 @@ def main() -> None:
         default=REPO,
         help="the project whose app is measured (A/B: a worktree of the other commit)",
     )
+    parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--pg-server", help="default: bench/harness.py's")
     parser.add_argument("--drive", choices=sorted(ROUTES), help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drive:
-        drive(args.drive, args.requests)
+        drive(args.drive, args.requests, args.url)
         return
     unknown = set(args.routes) - set(ROUTES)
     if unknown:
         parser.error(f"unknown routes {sorted(unknown)}; known: {sorted(ROUTES)}")
     for route in args.routes or ["final-scores"]:
         print(f"{route}: counting (two runs under valgrind, about a minute)...", flush=True)
-        base = count(route, 0, args.checkout)
-        total = count(route, args.requests, args.checkout)
+        base = count(route, 0, args.checkout, args.db, args.pg_server)
+        total = count(route, args.requests, args.checkout, args.db, args.pg_server)
         print(f"{route}: {(total - base) // args.requests:,} instructions per request", flush=True)
 
 
