@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection
 
+from app.persistence.connections import sqlite_begin_statement
 from app.persistence.sqlite_reads import SqliteLoopReads
 
 
@@ -37,6 +38,11 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
             statements.append("BEGIN")  # what psycopg sends before the statement
         statements.append(statement)
 
+    def record_begin(conn: Connection) -> None:
+        # SQLite's BEGIN goes to the driver directly (app/persistence/connections.py).
+        if conn.dialect.name == "sqlite":
+            statements.append(sqlite_begin_statement(conn))
+
     execute = psycopg.AsyncConnection.execute
 
     async def record_async(
@@ -55,6 +61,7 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
         return read
 
     event.listen(engine, "before_cursor_execute", record)
+    event.listen(engine, "begin", record_begin)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(psycopg.AsyncConnection, "execute", record_async)
         patch.setattr(SqliteLoopReads, "_on_the_loop", record_on_the_loop)
@@ -62,6 +69,7 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
             yield statements
         finally:
             event.remove(engine, "before_cursor_execute", record)
+            event.remove(engine, "begin", record_begin)
 
 
 def _begins_first(connection: psycopg.Connection[Any]) -> bool:

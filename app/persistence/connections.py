@@ -73,9 +73,19 @@ def on_sqlite_connect(
         cursor.close()
 
 
-def on_sqlite_begin(conn: Connection) -> None:
+def sqlite_begin_statement(conn: Connection) -> str:
+    """How a transaction on ``conn`` begins: a write takes the write lock at once."""
     mode = conn.get_execution_options().get(SQLITE_BEGIN)
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN")
+    return "BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN"
+
+
+def on_sqlite_begin(conn: Connection) -> None:
+    # Sent to the driver itself: through exec_driver_sql, a constant statement went through
+    # all of SQLAlchemy's execution (events, a cursor, a result) on every transaction. Its
+    # error is the driver's own; app/persistence/errors.py reads those as it reads wrapped ones.
+    driver = conn.connection.driver_connection
+    assert isinstance(driver, sqlite3.Connection)
+    driver.execute(sqlite_begin_statement(conn))
 
 
 def postgres_connect_args(url: str, timeouts: DatabaseTimeouts) -> dict[str, Any]:
