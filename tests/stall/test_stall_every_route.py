@@ -7,11 +7,15 @@ route again, with no restart. Against a real ``python -m app``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.integration.support import PrivatePostgres, Server
 from tests.stall.freeze import (
+    BOUND_SETTINGS,
     assert_refused_within_the_bound,
     fire,
     frozen,
@@ -26,24 +30,53 @@ pytestmark = pytest.mark.postgres
 MODES = pytest.mark.parametrize("async_reads", [True, False], ids=["async-reads", "thread-reads"])
 
 
-@MODES
+@pytest.fixture
+def both_servers(
+    cluster: PrivatePostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, Server]]:
+    """The service on ``cluster`` with the default bounds, twice: async reads on, and off."""
+    for name in BOUND_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    servers: dict[str, Server] = {}
+    try:
+        for mode, on in (("async-reads", "true"), ("thread-reads", "false")):
+            # One after the other: the second finds the migrations done.
+            started = Server(cluster.url, tmp_path, mode, env={"DB_ASYNC_READS": on}).start()
+            servers[mode] = started
+            started.wait_ready()
+        yield servers
+    finally:
+        for started in servers.values():
+            started.stop()
+
+
 def test_each_stored_route_alone_answers_503_within_the_bound(
-    server: Server, cluster: PrivatePostgres
+    both_servers: dict[str, Server], cluster: PrivatePostgres
 ) -> None:
-    """One request at a time, each with the cluster frozen afresh: each route's own path
-    to the database is bounded (the async read used to wait out psycopg's cancel: 15 s)."""
+    """One request at a time in each process, each with the cluster frozen afresh: each
+    route's own path to the database is bounded (the async read used to wait out psycopg's
+    cancel: 15 s). The two processes (async reads on and off) wait out each freeze side by
+    side, one request each: the test waits out each bound once, not twice."""
 
     async def scenario() -> None:
-        async with client(server.base_url) as http:
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(client(s.base_url)) for s in both_servers.values()
+            ]
             answers = []
-            for index in range(len(stored_calls(await new_game(http)))):
-                game = await new_game(http)
-                for _ in range(3):  # a warm pool, as in steady use
-                    await http.get(game.url, headers=game.auth)
-                call = stored_calls(game)[index]
+            probe = await new_game(clients[0])
+            for index in range(len(stored_calls(probe))):
+                games = [await new_game(http) for http in clients]
+                for http, game in zip(clients, games, strict=True):
+                    for _ in range(3):  # a warm pool, as in steady use
+                        await http.get(game.url, headers=game.auth)
+                calls = [stored_calls(game)[index] for game in games]
                 with frozen(cluster.data):
-                    answers.append(await timed_call(http, call))
-                await recovered(http, game.url, game.auth)
+                    answers += await asyncio.gather(
+                        *(timed_call(http, call) for http, call in zip(clients, calls, strict=True))
+                    )
+                for http, game in zip(clients, games, strict=True):
+                    await recovered(http, game.url, game.auth)
             print("\n" + "\n".join(map(str, answers)))
             assert_refused_within_the_bound(answers)
 
