@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.integration.support import PrivatePostgres, Server
 from tests.stall.freeze import (
-    BOUND_SETTINGS,
     assert_refused_within_the_bound,
     fire,
     frozen,
@@ -28,26 +25,6 @@ from tests.stall.stored_routes import new_game, stored_calls
 pytestmark = pytest.mark.postgres
 
 MODES = pytest.mark.parametrize("async_reads", [True, False], ids=["async-reads", "thread-reads"])
-
-
-@pytest.fixture
-def both_servers(
-    cluster: PrivatePostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[dict[str, Server]]:
-    """The service on ``cluster`` with the default bounds, twice: async reads on, and off."""
-    for name in BOUND_SETTINGS:
-        monkeypatch.delenv(name, raising=False)
-    servers: dict[str, Server] = {}
-    try:
-        for mode, on in (("async-reads", "true"), ("thread-reads", "false")):
-            # One after the other: the second finds the migrations done.
-            started = Server(cluster.url, tmp_path, mode, env={"DB_ASYNC_READS": on}).start()
-            servers[mode] = started
-            started.wait_ready()
-        yield servers
-    finally:
-        for started in servers.values():
-            started.stop()
 
 
 def test_each_stored_route_alone_answers_503_within_the_bound(
