@@ -54,11 +54,12 @@ ROUTES: dict[str, Route] = {
     "get-game": ("GET", "/v1/games/{game}", None, ()),
     # Games made and not changed are at version 1.
     "get-game-304": ("GET", "/v1/games/{game}", None, ((b"if-none-match", b'"1"'),)),
-    # Faith alternates, so that every request logs a change.
+    # A game's Faith alternates, so that every request logs a change: the i-th request
+    # goes to game i % GAMES, whose n-th request is the i // GAMES-th.
     "put-faith": (
         "PUT",
         "/v1/games/{game}/players/p1/faith",
-        lambda i: b'{"faith": %d}' % (3 + i % 2),
+        lambda i: b'{"faith": %d}' % (3 + (i // GAMES) % 2),
         (),
     ),
 }
@@ -146,6 +147,13 @@ def drive(route: str, requests: int, url: str | None) -> None:
                     status, _ = await one(scope(method, target, body, token), body)
                     if i < WARM_UP and status not in (200, 304):
                         raise SystemExit(f"{route}: answered {status}")
+                if method == "PUT":  # what is counted is a change, not a PUT of no change
+                    token, target = targets[0]
+                    game_path = target.split("/players/")[0]
+                    status, answer = await one(scope("GET", game_path, b"", token), b"")
+                    changes = json.loads(answer)["version"] - 1
+                    if changes < (WARM_UP + requests) // len(targets):
+                        raise SystemExit(f"{route}: {changes} changes logged")
 
         asyncio.run(run())
 
