@@ -35,9 +35,11 @@ from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection
+from psycopg.types.json import set_json_loads
 
 from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
 from app.persistence.errors import DatabaseBusy
+from app.persistence.json_columns import json_value
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
 from app.persistence.stall import StallBreaker
 from app.persistence.unit_of_work import translated
@@ -171,9 +173,11 @@ class AsyncGameRows:
         hold bound (a connection being made has no server statement to cancel)."""
         try:
             async with asyncio.timeout_at(deadline):
-                return await AsyncConnection.connect(
+                connection = await AsyncConnection.connect(
                     self._conninfo, autocommit=True, **self._connect_args
                 )
+                set_json_loads(json_value, connection)
+                return connection
         except TimeoutError:
             self._trip("no answer to a new connection within DB_HOLD_TIMEOUT_MS")
             raise DatabaseBusy(

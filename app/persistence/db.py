@@ -61,6 +61,7 @@ from app.persistence.errors import is_connect_timeout
 from app.persistence.errors import is_lock_not_available as is_lock_not_available
 from app.persistence.errors import is_unavailable_error as is_unavailable_error
 from app.persistence.errors import unavailable_detail as unavailable_detail
+from app.persistence.json_columns import json_text, json_value
 from app.persistence.sqlite_reads import SqliteLoopReads
 from app.persistence.stall import StallBreaker
 from app.persistence.unit_of_work import SqlUnitOfWork, translated
@@ -104,6 +105,8 @@ class Database:
             options["connect_args"] = {"check_same_thread": False}
         else:
             options["connect_args"] = postgres_connect_args(self.url, timeouts)
+        options["json_serializer"] = json_text
+        options["json_deserializer"] = json_value
         self.engine: Engine = create_engine(self.url, **options)
         self.dialect_name: str = self.engine.dialect.name
         write_engine = self.engine

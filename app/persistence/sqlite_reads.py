@@ -14,7 +14,6 @@ and made again after an error.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 import threading
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from anyio import to_thread
 
 from app.persistence.connections import SQLITE_CACHE_KIB
+from app.persistence.json_columns import json_value
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
 
 if TYPE_CHECKING:
@@ -107,4 +107,4 @@ class SqliteLoopReads:
 
 def _credentials(host_hash: str, player_hashes: str) -> Credentials:
     # The players' hashes are a JSON column, which sqlite3 hands over as its text.
-    return Credentials(host_hash, json.loads(player_hashes))
+    return Credentials(host_hash, json_value(player_hashes))
