@@ -49,17 +49,25 @@ def timestamp(at: datetime) -> str:
 
 def to_data(value: Any) -> Any:
     """``value`` as JSON-ready data."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, datetime):
-        return timestamp(value)
-    if isinstance(value, tuple | list):
-        return [to_data(item) for item in value]
-    if isinstance(value, Mapping):
-        return {str(key): to_data(item) for key, item in value.items()}
-    if is_dataclass(value) and not isinstance(value, type):
-        return {key: to_data(getattr(value, name)) for name, key, _, _ in _fields_of(type(value))}
-    raise TypeError(f"{type(value).__name__} has no JSON form")
+    return _writer(type(value))(value)
+
+
+@functools.cache
+def _writer(cls: type) -> Callable[[Any], Any]:
+    # Chosen once per class rather than by a chain of checks per value: a game's state is
+    # a few hundred values of a dozen classes.
+    if cls is type(None) or issubclass(cls, bool | int | str):
+        return _identity
+    if issubclass(cls, datetime):
+        return timestamp
+    if issubclass(cls, tuple | list):
+        return lambda value: [to_data(item) for item in value]
+    if issubclass(cls, Mapping):
+        return lambda value: {str(key): to_data(item) for key, item in value.items()}
+    if is_dataclass(cls):
+        plan = [(name, key) for name, key, _, _ in _fields_of(cls)]
+        return lambda value: {key: to_data(getattr(value, name)) for name, key in plan}
+    raise TypeError(f"{cls.__name__} has no JSON form")
 
 
 def from_data(kind: Any, data: Any) -> Any:
