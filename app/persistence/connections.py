@@ -57,7 +57,7 @@ def libpq_conninfo(url: str) -> str:
 def on_sqlite_connect(
     dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry, *, busy_timeout_ms: int
 ) -> None:
-    # Autocommit at the driver level: the "begin" listener below emits BEGIN itself.
+    # Autocommit at the driver level: a transaction sends its BEGIN itself (begin_on_sqlite).
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
@@ -79,7 +79,9 @@ def sqlite_begin_statement(conn: Connection) -> str:
     return "BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN"
 
 
-def on_sqlite_begin(conn: Connection) -> None:
+def begin_on_sqlite(conn: Connection) -> None:
+    # Called by Database.transaction, not by a "begin" listener: a listener of the engine's
+    # connection events makes SQLAlchemy dispatch its events around every statement.
     # Sent to the driver itself: through exec_driver_sql, a constant statement went through
     # all of SQLAlchemy's execution (events, a cursor, a result) on every transaction. Its
     # error is the driver's own; app/persistence/errors.py reads those as it reads wrapped ones.

@@ -47,7 +47,7 @@ from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 # Connecting lives in connections.py; importers of db.py keep finding it here.
 from app.persistence.connections import (
     SQLITE_BEGIN,
-    on_sqlite_begin,
+    begin_on_sqlite,
     on_sqlite_connect,
     postgres_connect_args,
 )
@@ -120,7 +120,6 @@ class Database:
         if self.dialect_name == "sqlite":
             on_connect = partial(on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
             event.listen(self.engine, "connect", on_connect)
-            event.listen(self.engine, "begin", on_sqlite_begin)
             write_engine = self.engine.execution_options(**{SQLITE_BEGIN: "immediate"})
         self._write_engine = write_engine
         self._autocommit_engine: Engine | None = None
@@ -152,6 +151,9 @@ class Database:
             engine = self._write_engine if write else self.engine
         with engine.connect() as connection:
             try:
+                if self.dialect_name == "sqlite":  # the driver is in autocommit mode
+                    connection.begin()
+                    begin_on_sqlite(connection)
                 yield connection
                 connection.commit()
             except BaseException as exc:
