@@ -71,14 +71,21 @@ GAMES = 40
 UNLIMITED = {"game_write_rate": 0, "game_creation_rate": 0, "max_events_per_game": 100_000}
 
 
-def drive(route: str, requests: int, url: str | None) -> None:
+def drive(route: str, requests: int, url: str | None, access_log: bool = False) -> None:
     """Send ``WARM_UP`` then ``requests`` requests of ``route`` to the app, in process, on
-    the database at ``url`` (a new SQLite file if None)."""
+    the database at ``url`` (a new SQLite file if None); with ``access_log``, each request
+    is logged as the served process logs it (to stdout, which the counter discards)."""
     from app.main import create_app
     from app.persistence.migrate import upgrade
     from app.settings import Settings
 
     method, path, payload, more_headers = ROUTES[route]
+    if access_log:
+        import logging.config
+
+        from app.__main__ import log_config
+
+        logging.config.dictConfig(log_config("INFO"))
 
     def scope(method: str, path: str, body: bytes, token: str | None) -> dict[str, Any]:
         headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
@@ -158,18 +165,26 @@ def drive(route: str, requests: int, url: str | None) -> None:
         asyncio.run(run())
 
 
-def count(route: str, requests: int, checkout: Path, db: str, pg_server: str | None) -> int:
+def count(
+    route: str,
+    requests: int,
+    checkout: Path,
+    db: str,
+    pg_server: str | None,
+    access_log: bool = False,
+) -> int:
     """Instructions of the whole process driving ``requests`` requests of ``route`` to
     the app of ``checkout`` (this script, run by its path, imports ``app`` from there),
     on a new database of kind ``db``."""
+    more = ["--access-log"] if access_log else []
     if db == "postgres":
         # Imported here: the driver, run under valgrind, imports nothing it does not measure.
         from bench.harness import DEFAULT_PG_SERVER, fresh_database
 
         server = pg_server or DEFAULT_PG_SERVER
         with fresh_database(db, server, Path(tempfile.gettempdir())) as url:
-            return _count(route, requests, checkout, ["--url", url])
-    return _count(route, requests, checkout, [])
+            return _count(route, requests, checkout, ["--url", url, *more])
+    return _count(route, requests, checkout, more)
 
 
 def _count(route: str, requests: int, checkout: Path, more: list[str]) -> int:
@@ -186,7 +201,9 @@ def _count(route: str, requests: int, checkout: Path, more: list[str]) -> int:
         *more,
     ]
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(checkout)}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=checkout)
+    done = subprocess.run(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=checkout
+    )
     if done.returncode:
         raise SystemExit(f"{route} failed on {checkout}:\n{done.stderr[-2000:]}")
     found = re.search(r"Collected : (\d+)", done.stderr)
@@ -209,17 +226,21 @@ def main() -> None:
     parser.add_argument("--pg-server", help="default: bench/harness.py's")
     parser.add_argument("--drive", choices=sorted(ROUTES), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--access-log", action="store_true", help="log each request as the served process does"
+    )
     args = parser.parse_args()
     if args.drive:
-        drive(args.drive, args.requests, args.url)
+        drive(args.drive, args.requests, args.url, args.access_log)
         return
     unknown = set(args.routes) - set(ROUTES)
     if unknown:
         parser.error(f"unknown routes {sorted(unknown)}; known: {sorted(ROUTES)}")
     for route in args.routes or ["final-scores"]:
         print(f"{route}: counting (two runs under valgrind, about a minute)...", flush=True)
-        base = count(route, 0, args.checkout, args.db, args.pg_server)
-        total = count(route, args.requests, args.checkout, args.db, args.pg_server)
+        where = (args.checkout, args.db, args.pg_server, args.access_log)
+        base = count(route, 0, *where)
+        total = count(route, args.requests, *where)
         print(f"{route}: {(total - base) // args.requests:,} instructions per request", flush=True)
 
 
