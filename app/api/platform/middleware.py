@@ -7,13 +7,13 @@ four so each request pays for a single wrapper of ``receive``/``send``.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
 import uuid
 from typing import Any
 
+import pydantic_core
 from prometheus_client import Counter, Histogram
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
@@ -257,17 +257,22 @@ class PlatformMiddleware:
             histogram = self._histograms[histogram_key] = HTTP_DURATION.labels(*histogram_key)
         histogram.observe(duration)
         if access_logger.isEnabledFor(logging.INFO):
-            access_logger.info(
-                json.dumps(
-                    {
-                        "event": "request",
-                        "method": method,
-                        "route": route,
-                        "path": scope["path"],
-                        "status": status,
-                        "duration_ms": round(duration * 1000, 3),
-                        "request_id": request_id,
-                    },
-                    ensure_ascii=False,
+            line = pydantic_core.to_json(
+                {
+                    "event": "request",
+                    "method": method,
+                    "route": route,
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round(duration * 1000, 3),
+                    "request_id": request_id,
+                }
+            ).decode()
+            # Handed to the logger's handlers as a record of its own: Logger.info would
+            # first walk the stack for the caller's file and line, which a line of the
+            # access log does not carry (bench/RESULTS.md: the access log's cost).
+            access_logger.handle(
+                logging.getLogRecordFactory()(
+                    access_logger.name, logging.INFO, __file__, 0, line, None, None
                 )
             )
