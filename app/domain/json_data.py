@@ -49,7 +49,8 @@ def timestamp(at: datetime) -> str:
 
 def to_data(value: Any) -> Any:
     """``value`` as JSON-ready data."""
-    return _writer(type(value))(value)
+    cls: type = type(value)
+    return _writer(cls)(value)
 
 
 @functools.cache
