@@ -1,0 +1,182 @@
+"""What the stack costs before the service's own code: instructions per request of a whole
+uvicorn server process (httptools, uvloop, no access log: the ceilings' settings,
+``bench/ceilings/serve.py``) answering ``GET /healthz`` with the same 15-byte JSON body, for
+a plain ASGI function, a Starlette route, a FastAPI route and the service itself.
+
+    python -m bench.stack_floor                     # every app, 500 requests each
+    python -m bench.stack_floor asgi fastapi --requests 1000
+
+At 64 connections a worker is bound by its CPU, so the ratio of two apps' instructions per
+request is about the inverse of the ratio of their requests per second: this says how
+near the ceilings (``bare`` is the first app's stack) a route could come on FastAPI at all,
+whatever the service does. Counted by valgrind (callgrind), immune to a shared machine's
+noise; each server is run twice (a few requests, then as many more as asked) and the
+difference is what the asked requests cost. Needs valgrind (Debian's package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+BODY = b'{"status":"ok"}'
+WARM_UP = 20
+APPS = ("asgi", "starlette", "fastapi", "fastapi-no-otel", "service")
+
+
+def build(name: str) -> Any:
+    """The ASGI app ``name``, made as its framework's documentation makes one."""
+    if name == "asgi":
+
+        async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "lifespan":
+                await receive()  # startup
+                await send({"type": "lifespan.startup.complete"})
+                await receive()  # shutdown
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": BODY})
+
+        return asgi
+    if name == "starlette":
+        from starlette.applications import Starlette
+        from starlette.responses import Response
+        from starlette.routing import Route
+
+        async def health(request: Any) -> Response:
+            return Response(BODY, media_type="application/json")
+
+        return Starlette(routes=[Route("/healthz", health)])
+    if name in ("fastapi", "fastapi-no-otel"):
+        from fastapi import FastAPI, Response
+
+        off = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
+        app = FastAPI(telemetry=off if name == "fastapi-no-otel" else None)
+
+        @app.get("/healthz")
+        async def health() -> Response:
+            return Response(BODY, media_type="application/json")
+
+        return app
+    if name == "service":
+        from app.main import create_app
+        from app.persistence.migrate import upgrade
+        from app.settings import Settings
+
+        url = f"sqlite:///{tempfile.mkdtemp()}/floor.sqlite"
+        upgrade(url)
+        return create_app(Settings(database_url=url, log_level="warning"))
+    raise SystemExit(f"unknown app {name!r}; known: {', '.join(APPS)}")
+
+
+def serve(name: str, port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        build(name),
+        host="127.0.0.1",
+        port=port,
+        http="httptools",
+        loop="uvloop",
+        access_log=False,
+        log_level="warning",
+        lifespan="on",
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _send(port: int, requests: int) -> None:
+    """``requests`` GETs on one kept-alive connection, once the server answers."""
+    deadline = time.monotonic() + 120  # a server under valgrind starts slowly
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            connection.connect()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("the server never listened") from None
+            time.sleep(0.5)
+    for _ in range(requests):
+        connection.request("GET", "/healthz")
+        answer = connection.getresponse()
+        if answer.status != 200:
+            raise SystemExit(f"/healthz answered {answer.status}")
+        answer.read()
+    connection.close()
+
+
+def count(name: str, requests: int) -> int:
+    """Instructions of the server process of ``name`` serving ``requests`` requests (and
+    its start and stop)."""
+    port = _free_port()
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--serve",
+        name,
+        str(port),
+    ]
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(REPO)}
+    server = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO
+    )
+    try:
+        _send(port, requests)
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=120)
+    found = re.search(r"Collected : (\d+)", stderr)
+    if found is None:
+        raise SystemExit(f"no count from valgrind for {name}:\n{stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("apps", nargs="*", help=f"of {', '.join(APPS)}; all if none")
+    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--serve", nargs=2, metavar=("APP", "PORT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve[0], int(args.serve[1]))
+        return
+    unknown = set(args.apps) - set(APPS)
+    if unknown:
+        parser.error(f"unknown apps {sorted(unknown)}; known: {', '.join(APPS)}")
+    results: dict[str, int] = {}
+    for name in args.apps or APPS:
+        print(f"{name}: counting (two servers under valgrind, a minute or two)...", flush=True)
+        base = count(name, WARM_UP)
+        total = count(name, WARM_UP + args.requests)
+        results[name] = (total - base) // args.requests
+        print(f"{name}: {results[name]:,} instructions per request", flush=True)
+    first = next(iter(results.values()))
+    print("\n| app | instructions per request | of the first's rate |\n|---|---:|---:|")
+    for name, per_request in results.items():
+        print(f"| {name} | {per_request:,} | {first / per_request:.0%} |")
+
+
+if __name__ == "__main__":
+    main()
