@@ -12,7 +12,6 @@ from typing import Any
 
 from anyio import to_thread
 from fastapi import FastAPI
-from fastapi.telemetry import TelemetryConfig
 
 from app import __version__
 from app.api.contract import ROUTERS
@@ -45,13 +44,6 @@ it resolves.
 Every error is an RFC 9457 `application/problem+json` document whose `type` ends in a
 stable slug (see each operation's responses); every response carries `X-Request-ID`.
 """
-
-NO_OPENTELEMETRY: TelemetryConfig = {
-    "tracing": False,
-    "metrics": False,
-    "logs": False,
-    "operation_spans": False,
-}
 
 TAGS = [
     {"name": "reference", "description": "Excommunication tiles, the faith track and tile draws."},
@@ -135,7 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The service's telemetry is its own (request ids, the access log, /metrics).
         # FastAPI's native OpenTelemetry, on by default, asks the global providers on every
         # request whether one was configured, at a cost measured in bench/RESULTS.md.
-        telemetry=NO_OPENTELEMETRY,
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.settings = settings
     app.state.db = db

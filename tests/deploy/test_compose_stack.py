@@ -105,4 +105,4 @@ def test_the_stack_serves_a_full_game_through_nginx(stack: Stack) -> None:
     # nginx spreads the game's requests over the three replicas, each on the one database.
     for replica in ("api1", "api2", "api3"):
         logs = stack.compose("logs", "--no-color", replica).stdout
-        assert '"route": "/v1/games/{game_id}' in logs, f"{replica} served none of the game"
+        assert '"route":"/v1/games/{game_id}' in logs, f"{replica} served none of the game"
