@@ -187,11 +187,21 @@ def count(
     return _count(route, requests, checkout, more)
 
 
+#: A Python process counted by callgrind, its profile thrown away: only the total is read.
+VALGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+
+
+def collected(stderr: str, what: str) -> int:
+    """The instructions valgrind says it counted, from its ``stderr``."""
+    found = re.search(r"Collected : (\d+)", stderr)
+    if found is None:
+        raise SystemExit(f"no count from valgrind for {what}:\n{stderr[-2000:]}")
+    return int(found.group(1))
+
+
 def _count(route: str, requests: int, checkout: Path, more: list[str]) -> int:
     command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
+        *VALGRIND,
         sys.executable,
         str(Path(__file__).resolve()),
         "--drive",
@@ -206,10 +216,7 @@ def _count(route: str, requests: int, checkout: Path, more: list[str]) -> int:
     )
     if done.returncode:
         raise SystemExit(f"{route} failed on {checkout}:\n{done.stderr[-2000:]}")
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"no count from valgrind:\n{done.stderr[-2000:]}")
-    return int(found.group(1))
+    return collected(done.stderr, route)
 
 
 def main() -> None:

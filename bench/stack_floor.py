@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -28,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bench.instructions import VALGRIND, collected
 
 REPO = Path(__file__).resolve().parent.parent
 BODY = b'{"status":"ok"}'
@@ -129,9 +130,7 @@ def count(name: str, requests: int) -> int:
     its start and stop)."""
     port = _free_port()
     command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
+        *VALGRIND,
         sys.executable,
         str(Path(__file__).resolve()),
         "--serve",
@@ -147,10 +146,7 @@ def count(name: str, requests: int) -> int:
     finally:
         server.send_signal(signal.SIGINT)
         _, stderr = server.communicate(timeout=120)
-    found = re.search(r"Collected : (\d+)", stderr)
-    if found is None:
-        raise SystemExit(f"no count from valgrind for {name}:\n{stderr[-2000:]}")
-    return int(found.group(1))
+    return collected(stderr, name)
 
 
 def main() -> None:
