@@ -138,16 +138,17 @@ def drive(route: str, requests: int, url: str | None, access_log: bool = False) 
         async def run() -> None:
             async with app.router.lifespan_context(app):
                 targets: list[tuple[str | None, str]] = [(None, path)]
+                games: list[tuple[str, str]] = []  # each game's host token and id
                 if "{game}" in path:
                     create = (PAYLOADS / "create_game.json").read_bytes()
-                    targets = []
                     for _ in range(GAMES):
                         made = scope("POST", "/v1/games", create, None)
                         status, answer = await one(made, create)
                         if status != 201:
                             raise SystemExit(f"creating a game answered {status}")
                         game = json.loads(answer)
-                        targets.append((game["host_token"], path.format(game=game["game"]["id"])))
+                        games.append((game["host_token"], game["game"]["id"]))
+                    targets = [(token, path.format(game=game_id)) for token, game_id in games]
                 for i in range(WARM_UP + requests):
                     body = payload(i) if payload else b""
                     token, target = targets[i % len(targets)]
@@ -155,9 +156,9 @@ def drive(route: str, requests: int, url: str | None, access_log: bool = False) 
                     if i < WARM_UP and status not in (200, 304):
                         raise SystemExit(f"{route}: answered {status}")
                 if method == "PUT":  # what is counted is a change, not a PUT of no change
-                    token, target = targets[0]
-                    game_path = target.split("/players/")[0]
-                    status, answer = await one(scope("GET", game_path, b"", token), b"")
+                    token, game_id = games[0]
+                    read = scope("GET", f"/v1/games/{game_id}", b"", token)
+                    status, answer = await one(read, b"")
                     changes = json.loads(answer)["version"] - 1
                     if changes < (WARM_UP + requests) // len(targets):
                         raise SystemExit(f"{route}: {changes} changes logged")
