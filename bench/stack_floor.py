@@ -84,15 +84,24 @@ def build(name: str) -> Any:
 
 
 def serve(name: str, port: int) -> None:
+    serve_as_the_ceilings(build(name), port)
+
+
+def serve_as_the_ceilings(app: Any, port: int) -> None:
+    """``app`` on 127.0.0.1:``port`` with the options of ``bench/ceilings/serve.py`` (which
+    is frozen, so they are repeated here rather than shared)."""
     import uvicorn
 
     uvicorn.run(
-        build(name),
+        app,
         host="127.0.0.1",
         port=port,
         http="httptools",
         loop="uvloop",
+        workers=1,
         access_log=False,
+        proxy_headers=False,
+        timeout_keep_alive=5,
         log_level="warning",
         lifespan="on",
     )

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import LUA, REPO, require_wrk, serve
+from bench.stack_floor import serve_as_the_ceilings
 from tests.support.servers import free_port
 
 BODY = b'{"status":"ok"}'
@@ -91,20 +92,7 @@ def __getattr__(name: str) -> Any:
 
 def _serve(name: str, port: int) -> None:
     if name == "reference":
-        import uvicorn
-
-        uvicorn.run(
-            LoopWatched(_spin),
-            host="127.0.0.1",
-            port=port,
-            http="httptools",
-            loop="uvloop",
-            access_log=False,
-            proxy_headers=False,
-            timeout_keep_alive=5,
-            log_level="warning",
-            lifespan="on",
-        )
+        serve_as_the_ceilings(LoopWatched(_spin), port)
         return
     from app.__main__ import log_config
     from app.persistence.migrate import upgrade
