@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.support.servers import RATE_LIMITS_OFF, REPO_ROOT, Command, running
 
@@ -254,6 +255,29 @@ def run_wrk(
     timeout_s: int = 10,
 ) -> WrkResult:
     """One bounded wrk run; ``script`` is a file of bench/lua, ``args`` its arguments."""
+    data = wrk_summary(url, script, args, connections, duration, threads, timeout_s)
+    return WrkResult(
+        requests=data["requests"],
+        duration_s=data["duration_us"] / 1e6,
+        p50_ms=data["p50_us"] / 1000,
+        p99_ms=data["p99_us"] / 1000,
+        max_ms=data["max_us"] / 1000,
+        non2xx=data["non2xx"],
+        socket_errors=data["socket_errors"],
+    )
+
+
+def wrk_summary(
+    url: str,
+    script: str,
+    args: Sequence[str],
+    connections: int,
+    duration: float,
+    threads: int = 1,
+    timeout_s: int = 10,
+) -> dict[str, Any]:
+    """What ``run_wrk`` runs: the line ``bench/lua/common.lua`` prints, as it prints it
+    (times in microseconds, p99.9 included)."""
     command = [
         require_wrk(),
         f"-t{min(threads, connections)}",
@@ -272,16 +296,7 @@ def run_wrk(
     line = next((x for x in done.stdout.splitlines() if x.startswith('{"requests"')), None)
     if line is None:
         raise RuntimeError(f"wrk failed ({done.returncode}): {done.stdout}\n{done.stderr}")
-    data = json.loads(line)
-    return WrkResult(
-        requests=data["requests"],
-        duration_s=data["duration_us"] / 1e6,
-        p50_ms=data["p50_us"] / 1000,
-        p99_ms=data["p99_us"] / 1000,
-        max_ms=data["max_us"] / 1000,
-        non2xx=data["non2xx"],
-        socket_errors=data["socket_errors"],
-    )
+    return dict(json.loads(line))
 
 
 def workdir() -> Path:

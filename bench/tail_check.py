@@ -7,7 +7,7 @@ Serves in turn, one round after the other, the service's ``/healthz`` (``python 
 server: the edge protocol, the access log) and a reference: a plain ASGI app on the
 ceilings' settings (``bench/ceilings/serve.py``) that spends ``--spin-us`` of CPU on each
 request, about what the service spends, and answers the same 15 bytes. wrk loads each at
-64 connections (``bench/lua/tails.lua``: p50, p99, p99.9, max). Both apps watch their own
+64 connections (``bench/lua/get.lua``: p50, p99, p99.9, max). Both apps watch their own
 event loop: a task that sleeps 1 ms and counts how late it wakes, so that a tail the loop
 never saw (no lag as long as the tail) is not the app's. ``bench/RESULTS.md`` says what it
 showed.
@@ -19,18 +19,16 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.harness import LUA, REPO, require_wrk, serve
-from bench.stack_floor import serve_as_the_ceilings
+from bench.harness import REPO, serve, wrk_summary
+from bench.stack_floor import build, serve_as_the_ceilings
 from tests.support.servers import free_port
 
-BODY = b'{"status":"ok"}'
 SLOW_WAKE_MS = 20.0  # a loop lag counted as one a request could wait behind
 APPS = ("reference", "service")
 
@@ -64,20 +62,20 @@ async def _watch(path: Path) -> None:
             path.write_text(json.dumps({"samples": samples, "slow": slow, "worst_ms": worst}))
 
 
-async def _spin(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """The reference: a fixed CPU cost per request, then the answer of ``/healthz``."""
-    if scope["type"] == "lifespan":
-        await receive()
-        await send({"type": "lifespan.startup.complete"})
-        await receive()
-        await send({"type": "lifespan.shutdown.complete"})
-        return
-    until = time.perf_counter() + float(os.environ["TAIL_SPIN_US"]) / 1e6
-    while time.perf_counter() < until:
-        pass
-    headers = [(b"content-type", b"application/json")]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": BODY})
+class Spinning:
+    """The reference: stack_floor's plain ASGI app, after ``TAIL_SPIN_US`` of CPU spent on
+    each request."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.spin_s = float(os.environ["TAIL_SPIN_US"]) / 1e6
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            until = time.perf_counter() + self.spin_s
+            while time.perf_counter() < until:
+                pass
+        await self.app(scope, receive, send)
 
 
 def __getattr__(name: str) -> Any:
@@ -92,7 +90,7 @@ def __getattr__(name: str) -> Any:
 
 def _serve(name: str, port: int) -> None:
     if name == "reference":
-        serve_as_the_ceilings(LoopWatched(_spin), port)
+        serve_as_the_ceilings(LoopWatched(Spinning(build("asgi"))), port)
         return
     from app.__main__ import log_config
     from app.persistence.migrate import upgrade
@@ -111,16 +109,6 @@ def _serve(name: str, port: int) -> None:
     )
 
 
-def _wrk(port: int, seconds: int) -> dict[str, Any]:
-    command = [require_wrk(), "-t1", "-c64", f"-d{seconds}s", "--timeout=10s"]
-    command += ["-s", str(LUA / "tails.lua"), f"http://127.0.0.1:{port}/healthz", "--", "/healthz"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 40)
-    line = next((x for x in done.stdout.splitlines() if x.startswith('{"requests"')), None)
-    if line is None:
-        raise RuntimeError(f"wrk failed ({done.returncode}): {done.stdout}\n{done.stderr}")
-    return dict(json.loads(line))
-
-
 def measure(name: str, seconds: int, spin_us: float, folder: Path) -> dict[str, Any]:
     """One app served, warmed for 2 s, then loaded for ``seconds``."""
     port = free_port()
@@ -134,8 +122,9 @@ def measure(name: str, seconds: int, spin_us: float, folder: Path) -> dict[str, 
     }
     command = [sys.executable, "-m", "bench.tail_check", "--serve", name, str(port)]
     with serve(command, env, port, folder / f"{name}.log", ready_path="/healthz"):
-        _wrk(port, 2)
-        result = _wrk(port, seconds)
+        url = f"http://127.0.0.1:{port}"
+        wrk_summary(url, "get.lua", ["/healthz"], 64, 2)
+        result = wrk_summary(url, "get.lua", ["/healthz"], 64, seconds)
         time.sleep(1.2)  # the watcher's next write covers the whole load
     lag = json.loads(lag_file.read_text())
     return {"app": name, **result, **lag}
