@@ -245,17 +245,9 @@ class WrkResult:
         return self.requests / self.duration_s if self.duration_s else 0.0
 
 
-def run_wrk(
-    url: str,
-    script: str,
-    args: Sequence[str],
-    connections: int,
-    duration: float,
-    threads: int = 1,
-    timeout_s: int = 10,
-) -> WrkResult:
-    """One bounded wrk run; ``script`` is a file of bench/lua, ``args`` its arguments."""
-    data = wrk_summary(url, script, args, connections, duration, threads, timeout_s)
+def run_wrk(*args: Any, **kwargs: Any) -> WrkResult:
+    """One bounded wrk run (the arguments of :func:`wrk_summary`), as a ``WrkResult``."""
+    data = wrk_summary(*args, **kwargs)
     return WrkResult(
         requests=data["requests"],
         duration_s=data["duration_us"] / 1e6,
@@ -276,8 +268,9 @@ def wrk_summary(
     threads: int = 1,
     timeout_s: int = 10,
 ) -> dict[str, Any]:
-    """What ``run_wrk`` runs: the line ``bench/lua/common.lua`` prints, as it prints it
-    (times in microseconds, p99.9 included)."""
+    """One bounded wrk run; ``script`` is a file of bench/lua, ``args`` its arguments. The
+    line ``bench/lua/common.lua`` prints, as it prints it (times in microseconds, p99.9
+    included)."""
     command = [
         require_wrk(),
         f"-t{min(threads, connections)}",
