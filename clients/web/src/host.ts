@@ -36,6 +36,8 @@ export class HostScreen {
   private readonly openInvites = new Set<string>();
   private undecided: Undecided = "wait";
   private close: () => void = () => undefined;
+  // Set when another screen takes the page: a start still on its way then renders nothing.
+  private stopped = false;
   private readonly parts = {
     header: h("div"),
     history: h("section", { class: "card history", "aria-labelledby": "history-h" }),
@@ -65,11 +67,13 @@ export class HostScreen {
         }),
       ]);
     } catch (error) {
+      if (this.stopped) return; // another screen took the page meanwhile
       // Opened after the host seat moved to another device, or after the game was deleted.
       const end = endOf(error);
       if (end.reason === "failed") throw error;
       return this.ended(end);
     }
+    if (this.stopped) return live.close();
     this.track = track.data;
     this.client = live.client;
     this.state = live.state;
@@ -85,6 +89,7 @@ export class HostScreen {
   }
 
   stop(): void {
+    this.stopped = true;
     this.close();
   }
 

@@ -32,6 +32,8 @@ export class PlayerScreen {
   private error: unknown = null;
   private busy = false;
   private close: () => void = () => undefined;
+  // Set when another screen takes the page: a start still on its way then renders nothing.
+  private stopped = false;
   private readonly headerPart = h("div");
   private readonly body = h("main", { id: "main", tabindex: "-1", class: "phone" });
 
@@ -50,12 +52,14 @@ export class PlayerScreen {
         this.renderHeader();
       });
     } catch (error) {
+      if (this.stopped) return; // another screen took the page meanwhile
       // Opened after the seat moved to another phone, or after the game was deleted.
       const end = endOf(error);
       if (end.reason === "failed") throw error;
       replace(this.root, this.headerPart, this.body);
       return this.ended(end);
     }
+    if (this.stopped) return live.close();
     this.client = live.client;
     this.state = live.state;
     this.close = live.close;
@@ -70,6 +74,7 @@ export class PlayerScreen {
   }
 
   stop(): void {
+    this.stopped = true;
     this.close();
   }
 

@@ -158,7 +158,8 @@ async function walk() {
   await lost.locator("#retry").waitFor();
   await audit(lost, "player, incomplete link");
   await lost.goto(`${BASE_URL}/table/#/host/0123456789abcdef0123456789abcdef/not-a-token`);
-  await lost.getByRole("alert").waitFor();
+  // Its own answer, not the alert the incomplete link left on the page.
+  await lost.locator('#ended[data-reason="deleted"]').waitFor();
   await audit(lost, "host, unknown game");
   // Recovering a host seat, with a code the service refuses.
   await lost.goto(`${BASE_URL}/table/#/recover/${gameId}`);

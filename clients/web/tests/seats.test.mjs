@@ -1,7 +1,8 @@
 // Seats and the game's end, each screen in its own browser context against a live service:
 // the host moves to a second browser with the recovery code and goes on there while the
 // first is told its seat closed; a re-invited phone takes its seat and the old one is told;
-// deletion asks first, then every screen says the game is gone.
+// deletion asks first, then every screen says the game is gone; a screen left before it
+// loaded never draws over the next one.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BASE_URL, LAPTOP, PHONE, createGame, expectLive, inviteLinks, launch, open, tapFaith } from "./support.mjs";
@@ -126,4 +127,28 @@ test("deletion asks for confirmation, then every screen says the game is gone", 
   await host.locator("#player-0-name").waitFor();
   assert.equal(await host.locator(`a[href$="/host/${gameId}"]`).count(), 0);
   for (const page of [host, ...phones]) assert.deepEqual(page.errors, []);
+});
+
+test("a screen left while it was still loading draws nothing over the next one", async () => {
+  // The host screen of a game the service does not have is left for the recovery screen
+  // before its first read is answered: that answer, when it comes, changes nothing on the page.
+  const gameId = "0123456789abcdef0123456789abcdef";
+  const page = await open(browser, PHONE, `${BASE_URL}/table/`);
+  await page.locator("#player-0-name").waitFor();
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route(`**/v1/games/${gameId}**`, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const answered = page.waitForResponse((response) => response.url().includes(`/v1/games/${gameId}`));
+  await page.goto(`${BASE_URL}/table/#/host/${gameId}/not-a-token`);
+  await page.goto(`${BASE_URL}/table/#/recover/${gameId}`);
+  await page.locator("#recover-code").waitFor();
+  release();
+  assert.equal((await answered).status(), 404);
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+  assert.equal(await page.locator("#ended").count(), 0, "the host screen drew over the recovery screen");
+  await page.fill("#recover-code", "AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH");
+  assert.deepEqual(page.errors, []);
 });
