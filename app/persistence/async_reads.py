@@ -36,20 +36,21 @@ from typing import Any
 import psycopg
 from psycopg import AsyncConnection
 from psycopg.types.json import set_json_loads
+from sqlalchemy.dialects import postgresql
 
 from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
 from app.persistence.errors import DatabaseBusy
 from app.persistence.json_columns import json_value
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
 from app.persistence.stall import StallBreaker
+from app.persistence.statements import GAME_DOCUMENT, GAME_VERSION, driver_sql
 from app.persistence.unit_of_work import translated
 from app.persistence.watchdog import CUT_CONNECTIONS
 
-_DOCUMENT = (
-    "SELECT version, document, document_key, host_token_hash, player_token_hashes"
-    " FROM games WHERE id = %s"
-)
-_VERSION = "SELECT version, host_token_hash, player_token_hashes FROM games WHERE id = %s"
+# The psycopg dialect's constructor is not annotated in SQLAlchemy.
+_DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
+_DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
+_VERSION = driver_sql(GAME_VERSION, _DIALECT)
 
 
 class AsyncGameRows:
@@ -212,7 +213,7 @@ class _StalePooledConnection(Exception):
 async def _fetch(
     connection: AsyncConnection[Any], statement: str, game_id: str
 ) -> tuple[Any, ...] | None:
-    cursor = await connection.execute(statement, (game_id,))
+    cursor = await connection.execute(statement, {"game_id": game_id})
     return await cursor.fetchone()
 
 

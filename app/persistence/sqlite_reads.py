@@ -19,19 +19,19 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from anyio import to_thread
+from sqlalchemy.dialects import sqlite
 
 from app.persistence.connections import SQLITE_CACHE_KIB
 from app.persistence.json_columns import json_value
 from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
+from app.persistence.statements import GAME_DOCUMENT, GAME_VERSION, driver_sql
 
 if TYPE_CHECKING:
     from app.persistence.db import Database
 
-_DOCUMENT = (
-    "SELECT version, document, document_key, host_token_hash, player_token_hashes"
-    " FROM games WHERE id = ?"
-)
-_VERSION = "SELECT version, host_token_hash, player_token_hashes FROM games WHERE id = ?"
+_DIALECT = sqlite.dialect()
+_DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
+_VERSION = driver_sql(GAME_VERSION, _DIALECT)
 
 
 class SqliteLoopReads:

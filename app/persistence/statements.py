@@ -7,7 +7,19 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Connection, String, Table, bindparam, func, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    Dialect,
+    Select,
+    String,
+    Table,
+    bindparam,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 
 from app.persistence.key_answers import answer_columns
 from app.persistence.models import CreationLimit, Event, Game, IdempotencyKey
@@ -38,6 +50,16 @@ GAME_DOCUMENT = select(
 GAME_VERSION = select(GAMES.c.version, GAMES.c.host_token_hash, GAMES.c.player_token_hashes).where(
     GAMES.c.id == bindparam("game_id")
 )
+
+
+def driver_sql(statement: Select[Any], dialect: Dialect) -> str:
+    """``statement`` as its driver's own SQL, for the reads on the event loop that go to
+    the driver without SQLAlchemy (``async_reads.py``, ``sqlite_reads.py``): compiled from
+    the one declaration here, in the driver's parameter style (its one parameter is
+    ``game_id``)."""
+    return str(statement.compile(dialect=dialect))
+
+
 # A change: the row rewritten only if the game is still at the version the change read.
 GAME_CHANGE = (
     update(GAMES)

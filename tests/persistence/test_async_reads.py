@@ -23,7 +23,8 @@ pytestmark = [
     pytest.mark.parametrize("database_url", ["postgres"], indirect=True),
 ]
 
-SLEEP = "SELECT pg_sleep(%s)"
+# A statement with the reads' one parameter, game_id (here the seconds it sleeps).
+SLEEP = "SELECT pg_sleep(CAST(%(game_id)s AS float))"
 
 
 def _rows(database: Database, size: int = 2, **timeouts: int) -> AsyncGameRows:
