@@ -204,10 +204,8 @@ class WriteAdmission:
             turn = self._turns[game_id] = _Turn()
         turn.holders += 1
         try:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    await turn.lock.acquire()
-            except TimeoutError:
+            # Alone on the game's turn, the lock is free and taken without waiting: no timer.
+            if not await _acquired(turn.lock, deadline, free=turn.holders == 1):
                 REFUSED.labels("game").inc()
                 raise ServiceUnavailable(
                     "Another change held what this one needs (an earlier change of this "
@@ -224,10 +222,7 @@ class WriteAdmission:
 
     @contextlib.asynccontextmanager
     async def _slot(self, deadline: float) -> AsyncIterator[None]:
-        try:
-            async with asyncio.timeout_at(deadline):
-                await self._slots.acquire()
-        except TimeoutError:
+        if not await _acquired(self._slots, deadline, free=not self._slots.locked()):
             REFUSED.labels("slot").inc()
             raise ServiceUnavailable(
                 f"{self.slots} changes are already waiting on the database; retry shortly."
@@ -245,6 +240,20 @@ class WriteAdmission:
             self._loop = loop
             self._turns = {}
             self._slots = asyncio.Semaphore(self.slots)
+
+
+async def _acquired(held: asyncio.Lock | asyncio.Semaphore, deadline: float, *, free: bool) -> bool:
+    """Whether ``held`` was acquired by loop time ``deadline``. One known to be ``free``
+    is acquired at once, without the timer a bounded wait costs."""
+    if free:
+        await held.acquire()
+        return True
+    try:
+        async with asyncio.timeout_at(deadline):
+            await held.acquire()
+    except TimeoutError:
+        return False
+    return True
 
 
 class _Turn:
