@@ -5,7 +5,6 @@ ended; and the channel of a game, which ends the followers whose token was repla
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -63,9 +62,12 @@ class Subscription:
         self.covered = covered
         # Why it ended, one of END_REASONS (None while it goes on).
         self.ended: str | None = None
-        self._items: deque[Delivery] = deque()
+        # A list and a future made only while waiting, rather than a deque and an
+        # asyncio.Event: each of those holds a block of its own, and a process keeps one
+        # subscription per open stream (bench/RESULTS.md, "An open stream's memory").
+        self._items: list[Delivery] = []
         self._bytes = 0
-        self._ready = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
 
     def offer(self, deliveries: list[Delivery]) -> None:
         """Buffer ``deliveries``; a follower that has not taken what it was given before
@@ -83,27 +85,37 @@ class Subscription:
             return
         self._items.extend(deliveries)
         self._bytes += size
-        self._ready.set()
+        self._wake()
 
     def end(self, reason: str) -> None:
         if self.ended is None:
             self.ended = reason
-        self._items.clear()
+        self._items = []
         self._bytes = 0
-        self._ready.set()
+        self._wake()
 
     async def next(self, timeout: float) -> list[Delivery]:
         """What arrived, waiting up to ``timeout`` seconds; empty when nothing did."""
         if not self._items and self.ended is None:
+            loop = asyncio.get_running_loop()
+            self._waiter = waiter = loop.create_future()
+            timer = loop.call_later(timeout, _release, waiter)
             try:
-                await asyncio.wait_for(self._ready.wait(), timeout)
-            except TimeoutError:
-                return []
-        self._ready.clear()
-        items = list(self._items)
-        self._items.clear()
-        self._bytes = 0
+                await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+        items, self._items, self._bytes = self._items, [], 0
         return items
+
+    def _wake(self) -> None:
+        if self._waiter is not None:
+            _release(self._waiter)
+
+
+def _release(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 @dataclass(eq=False)
