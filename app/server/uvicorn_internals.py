@@ -40,6 +40,23 @@ class _Refused(Exception):
 
 
 class EdgeHttpToolsProtocol(HttpToolsProtocol):
+    # Its own attributes in slots: added to the instance dict of uvicorn's protocol, they
+    # would grow that dict of every connection (bench/RESULTS.md, "An open stream's memory").
+    __slots__ = (
+        "limits",
+        "_keepalive_seconds",
+        "_shed",
+        "_address",
+        "_head",
+        "_head_timer",
+        "_body_timer",
+        "_send_timer",
+        "_linger_timer",
+        "_refusal",
+        "_dead",
+        "_linger_left",
+    )
+
     def __init__(
         self,
         config: Config,
