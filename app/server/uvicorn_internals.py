@@ -43,18 +43,18 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
     # Its own attributes in slots: added to the instance dict of uvicorn's protocol, they
     # would grow that dict of every connection (bench/RESULTS.md, "An open stream's memory").
     __slots__ = (
-        "limits",
-        "_keepalive_seconds",
-        "_shed",
         "_address",
+        "_body_timer",
+        "_dead",
         "_head",
         "_head_timer",
-        "_body_timer",
-        "_send_timer",
+        "_keepalive_seconds",
+        "_linger_left",
         "_linger_timer",
         "_refusal",
-        "_dead",
-        "_linger_left",
+        "_send_timer",
+        "_shed",
+        "limits",
     )
 
     def __init__(
