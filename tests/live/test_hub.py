@@ -216,21 +216,29 @@ async def test_a_slow_follower_is_ended_and_the_others_get_everything(
 
 
 async def test_a_gap_in_deliveries_is_filled_from_the_log(
-    live_app: FastAPI, live_game: GameHandle
+    live_app: FastAPI, live_game: GameHandle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A delivery that skips seqs (a notice that came late) makes the follower read the
-    log: nothing is missed, nothing is doubled."""
+    """Seqs 2 and 3 never reach the follower (as when a notice is lost), so seq 4 comes
+    with a gap before it: the follower reads the log for what is missing, and nothing is
+    missed; seq 2 delivered again, stale, is skipped: nothing is doubled."""
     hub: LiveHub = live_app.state.live_hub
     subscription = hub.subscribe(live_game.id, 1)
-    follower = asyncio.create_task(drain(hub, subscription, 4))
-    await asyncio.sleep(0.2)
+    offer = subscription.offer
+    monkeypatch.setattr(
+        subscription, "offer", lambda deliveries: offer([d for d in deliveries if d.seq > 3])
+    )
+    seen: list[int] = []
+    follower = asyncio.create_task(drain(hub, subscription, 5, seen))
+    await until(lambda: subscription._waiter is not None)  # replayed to seq 1, now live
     for faith in (1, 2, 3):
-        await live_game.set_faith(p1=faith)
-    # Deliver seq 4 again, and a stale seq 2: both are skipped or filled from the log.
-    frames = await hub.read_log(live_game.id, 1, 10)
-    subscription.offer([frames[-1], frames[0]])
+        await live_game.set_faith(p1=faith)  # seqs 2, 3 (lost) and 4
+    await until(lambda: bool(seen) and seen[-1] == 4)
+    assert seen == [2, 3, 4]
+    stale = (await hub.read_log(live_game.id, 1, 1))[0]
+    offer([stale])
+    await live_game.set_faith(p1=4)  # seq 5
     async with asyncio.timeout(PATIENCE):
-        assert await follower == [2, 3, 4]
+        assert await follower == [2, 3, 4, 5]
     assert hub.count == 0
 
 
