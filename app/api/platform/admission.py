@@ -242,15 +242,15 @@ class WriteAdmission:
             self._slots = asyncio.Semaphore(self.slots)
 
 
-async def _acquired(held: asyncio.Lock | asyncio.Semaphore, deadline: float, *, free: bool) -> bool:
-    """Whether ``held`` was acquired by loop time ``deadline``. One known to be ``free``
-    is acquired at once, without the timer a bounded wait costs."""
+async def _acquired(lock: asyncio.Lock | asyncio.Semaphore, deadline: float, *, free: bool) -> bool:
+    """Whether ``lock`` was acquired by loop time ``deadline``. One the caller knows is
+    ``free`` is acquired at once, without the timer a bounded wait costs."""
     if free:
-        await held.acquire()
+        await lock.acquire()
         return True
     try:
         async with asyncio.timeout_at(deadline):
-            await held.acquire()
+            await lock.acquire()
     except TimeoutError:
         return False
     return True
