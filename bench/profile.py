@@ -34,7 +34,10 @@ from tests.support.servers import free_port
 
 # Cost buckets: a name and the substrings of a frame ("function (file:line)") that mark it.
 BUCKETS: dict[str, tuple[str, ...]] = {
-    "middleware (PlatformMiddleware)": ("app/api/platform/middleware.py",),
+    "middleware (PlatformMiddleware)": (
+        "app/api/platform/middleware.py",
+        "app/api/platform/request_log.py",
+    ),
     "access log (logging + json.dumps)": ("logging/__init__.py", "json/encoder.py"),
     "prometheus metrics": ("prometheus_client",),
     "request validation (pydantic)": ("_validate_request", "request_body_to_args"),

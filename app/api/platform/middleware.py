@@ -13,12 +13,11 @@ import secrets
 import time
 from typing import Any
 
-import pydantic_core
-from prometheus_client import Counter, Histogram
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.platform.request_log import RequestLog, route_template
 from app.api.problems import (
     PROBLEM_MEDIA_TYPE,
     problem_body,
@@ -27,42 +26,14 @@ from app.api.problems import (
 )
 
 REQUEST_ID_HEADER = b"x-request-id"
-UNMATCHED_ROUTE = "unmatched"
 #: The status recorded (metrics, access log) for a request whose client went away before
 #: its answer could be delivered (nginx's convention; never sent on the wire).
 CLIENT_CLOSED_REQUEST = 499
 
-#: The current request's id, for log lines written anywhere while it is handled.
-
-access_logger = logging.getLogger("app.access")
 error_logger = logging.getLogger("app.errors")
-
-HTTP_REQUESTS = Counter(
-    "http_requests_total",
-    "HTTP requests handled, by method, route template and status.",
-    ["method", "route", "status"],
-)
-HTTP_DURATION = Histogram(
-    "http_request_duration_seconds",
-    "Time to handle an HTTP request, by method and route template.",
-    ["method", "route"],
-)
 
 # A client's id is echoed only when it is short and plainly printable: it lands in logs.
 _SANE_REQUEST_ID = re.compile(rb"[\x21-\x7e]{1,128}")
-# Any other method is labelled "OTHER" so a client cannot grow the metric series.
-_KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-
-
-def route_template(scope: Scope) -> str:
-    """The matched route's path template (bounded cardinality), else ``"unmatched"``."""
-    route = scope.get("route")
-    if route is None:
-        return UNMATCHED_ROUTE
-    template = getattr(route, "path_format", None) or getattr(route, "path", None)
-    if not isinstance(template, str):
-        return UNMATCHED_ROUTE
-    return template or UNMATCHED_ROUTE
 
 
 class PlatformMiddleware:
@@ -86,8 +57,7 @@ class PlatformMiddleware:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.retry_after = str(retry_after_seconds).encode()
-        self._counters: dict[tuple[str, str, str], Any] = {}
-        self._histograms: dict[tuple[str, str], Any] = {}
+        self._log = RequestLog()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -242,38 +212,6 @@ class PlatformMiddleware:
             self._record(scope, status, duration, request_id)
 
     def _record(self, scope: Scope, status: int, duration: float, request_id: str) -> None:
-        method = scope["method"]
-        if method not in _KNOWN_METHODS:
-            method = "OTHER"
-        route = route_template(scope)
-        status_label = str(status)
-        counter_key = (method, route, status_label)
-        counter = self._counters.get(counter_key)
-        if counter is None:
-            counter = self._counters[counter_key] = HTTP_REQUESTS.labels(*counter_key)
-        counter.inc()
-        histogram_key = (method, route)
-        histogram = self._histograms.get(histogram_key)
-        if histogram is None:
-            histogram = self._histograms[histogram_key] = HTTP_DURATION.labels(*histogram_key)
-        histogram.observe(duration)
-        if access_logger.isEnabledFor(logging.INFO):
-            line = pydantic_core.to_json(
-                {
-                    "event": "request",
-                    "method": method,
-                    "route": route,
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round(duration * 1000, 3),
-                    "request_id": request_id,
-                }
-            ).decode()
-            # Handed to the logger's handlers as a record of its own: Logger.info would
-            # first walk the stack for the caller's file and line, which a line of the
-            # access log does not carry (bench/RESULTS.md: the access log's cost).
-            access_logger.handle(
-                logging.getLogRecordFactory()(
-                    access_logger.name, logging.INFO, __file__, 0, line, None, None
-                )
-            )
+        self._log.record(
+            scope["method"], route_template(scope), scope["path"], status, duration, request_id
+        )
