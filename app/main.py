@@ -20,11 +20,8 @@ from app.api.contract.operations import router as ops_router
 from app.api.documentation.openapi_document import camel_case_operation_id, install_openapi
 from app.api.documentation.pages import install_docs
 from app.api.platform.admission import WriteAdmission
-from app.api.platform.cors import CorsHeaders, CorsPolicy, CorsPreflight, parse_origins
 from app.api.platform.deprecation import install_deprecations
-from app.api.platform.head_requests import HeadAsGet
-from app.api.platform.middleware import PlatformMiddleware
-from app.api.platform.negotiation import ContentNegotiation, negotiated_routes
+from app.api.platform.front import FrontConfig, ServiceApp
 from app.api.problems import install_problem_handlers
 from app.api.web_client import install_table
 from app.composition import compose_use_cases
@@ -73,7 +70,7 @@ def _end_streams_on_signals(hub: LiveHub) -> None:
         signal.signal(number, handler)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None) -> ServiceApp:
     """Build the app. Cheap: the database is connected to lazily, on first use."""
     settings = settings or get_settings()
     db = Database(
@@ -111,7 +108,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await use_cases.transactions.rows.close()
             app.state.db.dispose()
 
-    app = FastAPI(
+    app = ServiceApp(
+        # Every request goes through the app's front (app/api/platform/front.py): request
+        # id, body limit, CORS, HEAD, negotiation, metrics, access log; it serves the
+        # explicit routes itself and hands the rest to FastAPI's stack.
+        front=FrontConfig.from_settings(settings),
         # The app's own routes are its routers' (FastAPI's include_router would nest each
         # router and walk it twice per request); the operations are tried first.
         routes=[route for router in (ops_router, *ROUTERS) for route in router.routes],
@@ -169,20 +170,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     install_problem_handlers(app)
-    cors = CorsPolicy(parse_origins(settings.cors_origins), settings.cors_max_age_seconds)
-    # The last middleware added is the outermost: an Accept is negotiated, a HEAD served
-    # as its GET and preflights answered inside the platform layer (request id, log,
-    # metrics), CORS headers added outside it (so its 413 and 503 are readable by a page).
-    app.add_middleware(ContentNegotiation, routes=negotiated_routes(app.router.routes))
-    app.add_middleware(HeadAsGet)
-    app.add_middleware(CorsPreflight, policy=cors)
-    app.add_middleware(
-        PlatformMiddleware,
-        max_body_bytes=settings.max_body_bytes,
-        retry_after_seconds=settings.retry_after_seconds,
-    )
-    if cors.origins:
-        app.add_middleware(CorsHeaders, policy=cors)
     install_deprecations(app)
     # After the API's routes: a request is matched against routes in order, and the docs
     # pages are the rarest.

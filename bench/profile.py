@@ -34,8 +34,9 @@ from tests.support.servers import free_port
 
 # Cost buckets: a name and the substrings of a frame ("function (file:line)") that mark it.
 BUCKETS: dict[str, tuple[str, ...]] = {
-    "middleware (PlatformMiddleware)": (
-        "app/api/platform/middleware.py",
+    "front (request id, routing, metrics, access line)": (
+        "app/api/platform/front.py",
+        "app/api/platform/route_table.py",
         "app/api/platform/request_log.py",
     ),
     "access log (logging + json.dumps)": ("logging/__init__.py", "json/encoder.py"),

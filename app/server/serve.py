@@ -46,7 +46,7 @@ def serve(
         workers=workers,
         log_level=settings.log_level.lower(),
         log_config=log_config,
-        # The platform middleware writes one JSON access line per request.
+        # The front (app/api/platform/front.py) writes one JSON access line per request.
         access_log=False,
         # uvloop when installed; the protocol is always the bounded httptools one.
         loop="auto",

@@ -9,12 +9,13 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 import pytest
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from app.api.documentation.openapi_document import build_openapi
 from app.api.platform.deprecation import DEPRECATED, Deprecated, install_deprecations
 from app.api.platform.explicit_route import ExplicitRoute
+from app.api.platform.front import ServiceApp
 from app.main import create_app
 from app.settings import Settings
 
@@ -22,7 +23,7 @@ SINCE = datetime(2026, 12, 1, tzinfo=UTC)
 SUNSET = datetime(2027, 6, 30, 23, 59, 59, tzinfo=UTC)
 
 
-def _app(deprecated: list[Deprecated]) -> FastAPI:
+def _app(deprecated: list[Deprecated]) -> ServiceApp:
     router = APIRouter(prefix="/v1/things", route_class=ExplicitRoute)
 
     @router.get("/{thing_id}", operation_id="getThing")
@@ -33,7 +34,7 @@ def _app(deprecated: list[Deprecated]) -> FastAPI:
     async def set_thing(thing_id: str) -> Response:
         return JSONResponse({"id": thing_id})
 
-    app = FastAPI(title="test", version="0", routes=router.routes)
+    app = ServiceApp(title="test", version="0", routes=router.routes)
     install_deprecations(app, deprecated)
     return app
 

@@ -1,5 +1,5 @@
 """``HEAD`` on every route that answers ``GET``: the same status and headers as the
-``GET``, and no body (``app/api/platform/head_requests.py``). Over every GET route of the app, on
+``GET``, and no body (``app/api/platform/front.py``). Over every GET route of the app, on
 a real game; the real server's side (uvicorn's framing, the stream) is in
 tests/edge/test_edge_negotiation.py."""
 

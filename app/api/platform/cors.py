@@ -1,15 +1,15 @@
 """Cross-origin calls from web pages (CORS): the origins the operator lists may call.
 
-Two pure ASGI layers built from one :class:`CorsPolicy`, so each answer goes through the
-platform middleware (request id, access log, metrics) exactly once:
+One :class:`CorsPolicy`, applied by the front every request comes through
+(``app/api/platform/front.py``):
 
-- :class:`CorsPreflight`, inside the platform layer, answers every preflight (``OPTIONS``
-  with ``Origin`` and ``Access-Control-Request-Method``) itself: 204 with the allowed
-  methods and headers for a listed origin, else a 403 ``cors-refused`` problem. Without
-  it a preflight reaches the router and gets 405.
-- :class:`CorsHeaders`, outside the platform layer, adds ``Access-Control-Allow-Origin``
-  and ``Access-Control-Expose-Headers`` to every answer to a listed origin, the platform's
-  own 413 and 503 included (a page must be able to read ``Retry-After``).
+- :meth:`CorsPolicy.preflight` answers every preflight (``OPTIONS`` with ``Origin`` and
+  ``Access-Control-Request-Method``): 204 with the allowed methods and headers for a
+  listed origin, else a 403 ``cors-refused`` problem. Without it a preflight would reach
+  the router and get 405.
+- :meth:`CorsPolicy.answer_headers` adds ``Access-Control-Allow-Origin`` and
+  ``Access-Control-Expose-Headers`` to every answer to a listed origin, the front's own
+  413 and 503 included (a page must be able to read ``Retry-After``).
 
 No origin listed (the default) means same-origin only: no answer carries an
 ``Access-Control-*`` header, and every preflight is refused.
@@ -20,8 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
@@ -64,6 +62,14 @@ def parse_origins(value: str) -> frozenset[str]:
     return frozenset(origins)
 
 
+Headers = list[tuple[bytes, bytes]]
+
+_VARY = (b"vary", b"Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
+_ALLOW_METHODS = ", ".join(ALLOWED_METHODS).encode()
+_ALLOW_HEADERS = ", ".join(ALLOWED_HEADERS).encode()
+_EXPOSE = ", ".join(EXPOSED_HEADERS).encode()
+
+
 @dataclass(frozen=True)
 class CorsPolicy:
     """Which origins may call, and for how long a browser may cache a preflight."""
@@ -92,88 +98,37 @@ class CorsPolicy:
             )
         return None
 
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
-def _requested_headers(scope: Scope) -> list[str]:
-    value = _header(scope, b"access-control-request-headers") or ""
-    return [h.strip().lower() for h in value.split(",") if h.strip()]
-
-
-class CorsPreflight:
-    """Answers CORS preflights: 204 for a listed origin, else 403 ``cors-refused``."""
-
-    def __init__(self, app: ASGIApp, *, policy: CorsPolicy) -> None:
-        self.app = app
-        self.policy = policy
-        self._allow_methods = ", ".join(ALLOWED_METHODS).encode()
-        self._allow_headers = ", ".join(ALLOWED_HEADERS).encode()
-        self._max_age = str(policy.max_age_seconds).encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "OPTIONS":
-            await self.app(scope, receive, send)
-            return
-        origin = _header(scope, b"origin")
-        method = _header(scope, b"access-control-request-method")
-        if origin is None or method is None:  # a plain OPTIONS: the router answers (405)
-            await self.app(scope, receive, send)
-            return
-        vary = (b"vary", b"Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
-        refusal = self.policy.refusal(origin, method, _requested_headers(scope))
+    def preflight(
+        self, origin: str, method: str, requested_headers: str | None, path: str
+    ) -> tuple[int, Headers, bytes]:
+        """The answer to a preflight from ``origin`` for ``method`` with the
+        ``Access-Control-Request-Headers`` value ``requested_headers``: its status,
+        headers and body."""
+        requested = [h.strip().lower() for h in (requested_headers or "").split(",") if h.strip()]
+        refusal = self.refusal(origin, method, requested)
         if refusal is not None:
-            payload = problem_bytes(
-                problem_body("cors-refused", detail=refusal, instance=scope["path"])
-            )
+            payload = problem_bytes(problem_body("cors-refused", detail=refusal, instance=path))
             headers = [
                 (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                 (b"content-length", str(len(payload)).encode()),
-                vary,
+                _VARY,
             ]
-            await send({"type": "http.response.start", "status": 403, "headers": headers})
-            await send({"type": "http.response.body", "body": payload})
-            return
+            return 403, headers, payload
         headers = [
-            (b"access-control-allow-methods", self._allow_methods),
-            (b"access-control-allow-headers", self._allow_headers),
-            (b"access-control-max-age", self._max_age),
-            vary,
+            (b"access-control-allow-methods", _ALLOW_METHODS),
+            (b"access-control-allow-headers", _ALLOW_HEADERS),
+            (b"access-control-max-age", str(self.max_age_seconds).encode()),
+            _VARY,
         ]
-        await send({"type": "http.response.start", "status": 204, "headers": headers})
-        await send({"type": "http.response.body", "body": b""})
+        return 204, headers, b""
 
-
-class CorsHeaders:
-    """Lets a listed origin's page read the answers, whoever wrote them."""
-
-    def __init__(self, app: ASGIApp, *, policy: CorsPolicy) -> None:
-        self.app = app
-        self.policy = policy
-        self._expose = ", ".join(EXPOSED_HEADERS).encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        origin = _header(scope, b"origin")
-        allowed = origin is not None and self.policy.allows(origin)
-        origin_bytes = (origin or "").encode("latin-1")
-
-        async def send_with_cors(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", ()))
-                # Caches must not hand the answer to one origin to another.
-                if not any(k == b"vary" and b"origin" in v.lower() for k, v in headers):
-                    headers.append((b"vary", b"Origin"))
-                if allowed:
-                    headers.append((b"access-control-allow-origin", origin_bytes))
-                    headers.append((b"access-control-expose-headers", self._expose))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, send_with_cors)
+    def answer_headers(self, headers: Headers, origin: str | None) -> Headers:
+        """``headers`` of an answer to a request from ``origin`` (None: no ``Origin``), with
+        what lets a listed origin's page read it; only when some origin is listed."""
+        # Caches must not hand the answer to one origin to another.
+        if not any(k == b"vary" and b"origin" in v.lower() for k, v in headers):
+            headers.append((b"vary", b"Origin"))
+        if origin is not None and self.allows(origin):
+            headers.append((b"access-control-allow-origin", origin.encode("latin-1")))
+            headers.append((b"access-control-expose-headers", _EXPOSE))
+        return headers

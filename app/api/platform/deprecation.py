@@ -15,11 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import format_datetime
 
-from fastapi import FastAPI
 from fastapi.routing import APIRoute
-from starlette.datastructures import MutableHeaders
-from starlette.routing import Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.platform.front import ServiceApp
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,36 +46,9 @@ class Deprecated:
 DEPRECATED: tuple[Deprecated, ...] = ()
 
 
-class DeprecationHeaders:
-    """ASGI middleware: the answers of the deprecated routes carry their headers."""
-
-    def __init__(self, app: ASGIApp, routes: Iterable[tuple[APIRoute, Deprecated]]) -> None:
-        self.app = app
-        self.routes = tuple(routes)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.routes:
-            await self.app(scope, receive, send)
-            return
-        found = next((d for route, d in self.routes if route.matches(scope)[0] is Match.FULL), None)
-        if found is None:
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in found.headers():
-                    headers.append(name, value)
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
-
-
-def install_deprecations(app: FastAPI, deprecated: Iterable[Deprecated] = DEPRECATED) -> None:
+def install_deprecations(app: ServiceApp, deprecated: Iterable[Deprecated] = DEPRECATED) -> None:
     """Mark each deprecated route in the contract and send its headers; a line naming a
     route the app does not have stops the app from being built."""
-    routes = []
     for entry in deprecated:
         route = next(
             (
@@ -92,6 +63,4 @@ def install_deprecations(app: FastAPI, deprecated: Iterable[Deprecated] = DEPREC
         if route is None:
             raise LookupError(f"no route {entry.method} {entry.path} to deprecate")
         route.deprecated = True
-        routes.append((route, entry))
-    if routes:
-        app.add_middleware(DeprecationHeaders, routes=routes)
+        app.deprecate(route, entry.headers())

@@ -19,7 +19,9 @@ and whose exception handling finds the same handlers as the app's around it.
 
 Such a route is served by the app it is declared for: the app's routes are its
 routers' (``FastAPI(routes=...)``, ``app/main.py``); FastAPI's ``include_router``, which
-would build its handler again with the including router's dependencies, is refused.
+would build its handler again with the including router's dependencies, is refused. The
+service's app serves it from its front (:mod:`app.api.platform.front`), which calls
+:meth:`ExplicitRoute.respond` once it has found the route, without FastAPI's stack.
 An endpoint declared to store (:mod:`app.api.platform.admission`) is called inside its
 admission: after its body, its parameters and its dependencies (its token) were read,
 before it takes a request thread.
@@ -92,12 +94,18 @@ class ExplicitRoute(APIRoute):
             return _NO_MATCH
         return super().matches(scope)
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.methods and scope["method"] not in self.methods:
+    async def respond(self, request: StrictJSONRequest) -> Response:
+        """The answer to ``request``, whose scope this route matched (its path parameters
+        in it): what the front serves (``front.py``), and FastAPI's router through
+        :meth:`handle`."""
+        if self.methods and request.scope["method"] not in self.methods:
             # As Starlette's routes answer it (the app's handler makes it a problem).
             raise HTTPException(405, headers={"Allow": ", ".join(self.methods)})
         assert self._handler is not None
-        response = await self._handler(StrictJSONRequest(scope, receive, send))
+        return await self._handler(request)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await self.respond(StrictJSONRequest(scope, receive, send))
         await response(scope, receive, send)
 
 

@@ -15,25 +15,24 @@ takes the weight of the most specific range that matches it, and a weight of 0 r
 it. A media range's other parameters are not compared. A missing ``Accept``, or one in
 which no range can be read, takes anything.
 
-Most requests send no ``Accept``, ``*/*``, or one that takes every type the app answers:
-those are passed at once. The others are matched against the routes that answer a type
-their ``Accept`` refuses, in the app's order.
+The front every request comes through (``app/api/platform/front.py``) asks, once it
+knows the route that serves a request, whether its ``Accept`` takes what that route
+answers; most requests send no ``Accept`` or ``*/*``, which take anything at once.
 """
 
 from __future__ import annotations
 
 import mimetypes
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import get_type_hints
 
 from fastapi.routing import APIRoute
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Match, Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.routing import BaseRoute, Mount, Route
 
-from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
+from app.api.problems import problem_body, problem_bytes
 
 # type/subtype, each an RFC 9110 token (ASCII only), case-insensitive.
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
@@ -132,65 +131,34 @@ class _Takes:
     """What one ``Accept`` value takes."""
 
     ranges: tuple[MediaRange, ...]
-    types: frozenset[str]  # of the types the app's routes declare
     anything: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    route: BaseRoute
-    answers: frozenset[str] | None  # None: not declared (never refused)
-    files: bool = False  # a mount of files: each its own type
+class Negotiation:
+    """Whether a request's ``Accept`` takes what its route answers (a 406 when not)."""
 
-    def may_refuse(self, taken: frozenset[str]) -> bool:
-        return self.files or (self.answers is not None and not self.answers & taken)
-
-
-class ContentNegotiation:
-    """406 ``not-acceptable`` for a request whose ``Accept`` takes nothing its route
-    answers. ``routes`` gives the app's routes, in the order the app tries them, once
-    every route is added (on the first request that needs them)."""
-
-    def __init__(self, app: ASGIApp, *, routes: Callable[[], Iterable[BaseRoute]]) -> None:
-        self.app = app
-        self._routes = routes
-        self._entries: list[_Entry] | None = None
-        self._answered: frozenset[str] = frozenset()
-        self._files = False
+    def __init__(self) -> None:
         self._taken: dict[bytes, _Takes] = {}
-        # Per set of types taken, the positions of the routes that may refuse it.
-        self._refusing: dict[frozenset[str], tuple[int, ...]] = {}
+        # By the route's id: routes compare by their declarations and cannot be hashed.
+        self._answers: dict[int, frozenset[str] | None] = {}
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        accept = _accept(scope)
-        if accept is None:
-            await self.app(scope, receive, send)
-            return
-        if self._entries is None:
-            self._build()
+    def refused(self, accept: bytes, route: BaseRoute, path: str) -> str | None:
+        """What ``route`` (matched for ``path`` with its method) answers, as the 406 says
+        it, when ``accept`` takes none of it; None when it takes it."""
         takes = self._takes(accept)
-        if takes.anything or (takes.types >= self._answered and not self._files):
-            await self.app(scope, receive, send)
-            return
-        refused = self._refused(scope, takes.ranges, takes.types)
-        if refused is None:
-            await self.app(scope, receive, send)
-            return
-        await self._not_acceptable(scope, refused, send)
-
-    def _build(self) -> None:
-        entries = []
-        for route in self._routes():
-            if isinstance(route, Mount):
-                entries.append(_Entry(route, None, files=True))
-            else:
-                entries.append(_Entry(route, answers_of(route)))
-        self._entries = entries
-        self._files = any(entry.files for entry in entries)
-        self._answered = frozenset(t for entry in entries for t in entry.answers or ())
+        if takes.anything:
+            return None
+        if isinstance(route, Mount):  # a mount of files: each file's own type
+            media_type = _file_type(path)
+            return None if weight_of(takes.ranges, media_type) > 0 else media_type
+        key = id(route)
+        if key in self._answers:
+            answers = self._answers[key]
+        else:
+            answers = self._answers[key] = answers_of(route)
+        if answers is None or any(weight_of(takes.ranges, t) > 0 for t in answers):
+            return None
+        return ", ".join(sorted(answers))
 
     def _takes(self, accept: bytes) -> _Takes:
         known = self._taken.get(accept)
@@ -198,7 +166,6 @@ class ContentNegotiation:
             ranges = parse_accept(accept.decode("latin-1"))
             known = _Takes(
                 ranges,
-                frozenset(t for t in self._answered if weight_of(ranges, t) > 0),
                 # Nothing read (anything goes), or */* with no range refusing anything.
                 not ranges
                 or (
@@ -211,59 +178,13 @@ class ContentNegotiation:
             self._taken[accept] = known
         return known
 
-    def _refused(
-        self, scope: Scope, ranges: tuple[MediaRange, ...], taken: frozenset[str]
-    ) -> str | None:
-        """What the route of this request answers, when ``ranges`` take none of it."""
-        entries = self._entries
-        assert entries is not None
-        refusing = self._refusing.get(taken)
-        if refusing is None:
-            refusing = tuple(i for i, entry in enumerate(entries) if entry.may_refuse(taken))
-            self._refusing[taken] = refusing
-        # Only a route that may refuse is matched; when one matches, a route before it
-        # that matches too is the one the app would serve (and it takes the request).
-        for position in refusing:
-            entry = entries[position]
-            if entry.route.matches(scope)[0] is not Match.FULL:
-                continue
-            if any(e.route.matches(scope)[0] is Match.FULL for e in entries[:position]):
-                return None
-            if entry.files:
-                media_type = _file_type(scope["path"])
-                return None if weight_of(ranges, media_type) > 0 else media_type
-            assert entry.answers is not None
-            return ", ".join(sorted(entry.answers))
-        return None
 
-    async def _not_acceptable(self, scope: Scope, answers: str, send: Send) -> None:
-        payload = problem_bytes(
-            problem_body(
-                "not-acceptable",
-                detail=f"This answers {answers}, which the Accept header refuses.",
-                instance=scope["path"],
-            )
+def not_acceptable_body(answers: str, path: str) -> bytes:
+    """The 406 problem document for a route that answers ``answers``."""
+    return problem_bytes(
+        problem_body(
+            "not-acceptable",
+            detail=f"This answers {answers}, which the Accept header refuses.",
+            instance=path,
         )
-        headers = [
-            (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
-            (b"content-length", str(len(payload)).encode()),
-        ]
-        await send({"type": "http.response.start", "status": 406, "headers": headers})
-        await send({"type": "http.response.body", "body": payload})
-
-
-def _accept(scope: Scope) -> bytes | None:
-    """The request's ``Accept`` (several fields joined, as one list), or None."""
-    values = [value for name, value in scope["headers"] if name == b"accept"]
-    if not values:
-        return None
-    joined = b", ".join(values) if len(values) > 1 else values[0]
-    return joined if joined.strip() else None
-
-
-def negotiated_routes(*groups: Iterable[BaseRoute]) -> Callable[[], list[Any]]:
-    """The routes and mounts of ``groups`` in order, read when first asked for (an
-    included router is not one: give its routes as a group of their own)."""
-    return lambda: [
-        route for group in groups for route in group if isinstance(route, Route | Mount)
-    ]
+    )

@@ -2,7 +2,7 @@
 
 The use cases' and rules' errors carry their slug (:class:`ServiceError`); FastAPI's request
 validation and Starlette's HTTP errors (unknown route, wrong method) are mapped to the
-declared types; anything else is answered by the platform middleware
+declared types; anything else is answered by the front (``app/api/platform/front.py``)
 (:func:`unexpected_error_body`): 503 when the database is down, else a logged 500.
 """
 
