@@ -3,6 +3,7 @@ headers that carry a game's version."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Response
@@ -13,10 +14,36 @@ from app.services.idempotency import Answer
 from app.services.stored import Outcome
 
 
-class JSONModelResponse(Response):
-    """A response serialised straight from a pydantic model."""
+class JSONBytesResponse(Response):
+    """A JSON body already serialised, sent as it is: the attributes ``Response.__init__``
+    sets, in its order (the given headers, then the length and type), made without its
+    rendering and header checks, which are for bodies and headers of any kind."""
 
     media_type = "application/json"
+
+    def __init__(
+        self, body: bytes, status_code: int = 200, headers: Mapping[str, str] | None = None
+    ) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.background = None
+        given = (headers or {}).items()
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in given]
+        if headers and any(k in (b"content-length", b"content-type") for k, _ in raw):
+            # Said by the caller: as Response would, take the headers as they are.
+            self.init_headers(headers)
+            return
+        if not (status_code < 200 or status_code in (204, 304)):
+            raw.append((b"content-length", b"%d" % len(body)))
+        raw.append(_JSON_TYPE)
+        self.raw_headers = raw
+
+
+_JSON_TYPE = (b"content-type", b"application/json")
+
+
+class JSONModelResponse(JSONBytesResponse):
+    """A response serialised straight from a pydantic model."""
 
     def __init__(
         self,
@@ -27,17 +54,15 @@ class JSONModelResponse(Response):
         super().__init__(model.__pydantic_serializer__.to_json(model), status_code, headers)
 
 
-class JSONDocumentResponse(Response):
+class JSONDocumentResponse(JSONBytesResponse):
     """A response serialised straight from plain data already in its model's shape."""
-
-    media_type = "application/json"
 
     def __init__(self, document: Any, status_code: int = 200) -> None:
         super().__init__(to_json(document), status_code)
 
 
 def raw_json_response(body: bytes, status_code: int, headers: dict[str, Any]) -> Response:
-    return Response(body, status_code=status_code, headers=headers, media_type="application/json")
+    return JSONBytesResponse(body, status_code, headers)
 
 
 def etag(version: int) -> str:
