@@ -218,7 +218,9 @@ class Front:
         if found is None:
             await app.serve_by_fastapi(served, exchange.receive, exchange.send)
             return
-        route = exchange.route = found.route
+        route = found.route
+        if found.full:
+            exchange.route = route  # its deprecation headers, if it has any
         if found.full and exchange.accept is not None:
             refused = self.negotiation.refused(exchange.accept, route, served["path"])
             if refused is not None:
@@ -353,7 +355,7 @@ class Exchange:
             # 32 random hex digits, as secrets.token_hex(16) gives them.
             self.request_id = urandom(16).hex()
         self.request_id_header = (REQUEST_ID_HEADER, self.request_id.encode("ascii"))
-        self.route: BaseRoute | None = None
+        self.route: BaseRoute | None = None  # the route that serves it (a full match)
         self.status = 500
         self.started = False
         self.completed = False  # the last byte of the answer was handed to the server
