@@ -45,10 +45,8 @@ def redact_url(url: str) -> str:
 def log_config(level: str) -> dict[str, Any]:
     """uvicorn's logging, plus the service's loggers: ``app.access`` as bare JSON lines."""
     config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
-    config["formatters"]["json_line"] = {"format": "%(message)s"}
     config["handlers"]["app_access"] = {
-        "formatter": "json_line",
-        "class": "logging.StreamHandler",
+        "class": "app.api.platform.request_log.AccessLineHandler",
         "stream": "ext://sys.stdout",
     }
     config["loggers"]["app"] = {"handlers": ["default"], "level": level, "propagate": False}

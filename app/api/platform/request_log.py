@@ -3,8 +3,10 @@ its route's template, and one JSON line on the ``app.access`` logger."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 import pydantic_core
 from prometheus_client import Counter, Histogram
@@ -77,6 +79,10 @@ class RequestLog:
                     "request_id": request_id,
                 }
             ).decode()
+            sink = _only_access_line_handler()
+            if sink is not None:
+                sink.write_line(line)
+                return
             # Handed to the logger's handlers as a record of its own: Logger.info would
             # first walk the stack for the caller's file and line, which a line of the
             # access log does not carry (bench/RESULTS.md: the access log's cost).
@@ -85,3 +91,69 @@ class RequestLog:
                     access_logger.name, logging.INFO, __file__, 0, line, None, None
                 )
             )
+
+
+class AccessLineHandler(logging.Handler):
+    """The access log's sink as ``python -m app`` configures it: each line as it is, with
+    no formatter, onto a stream (stdout by default). Lines logged during one turn of the
+    event loop are written together at the start of the next, with one flush: a busy
+    worker writes once per turn, not once per request. Off the loop (or with no loop
+    running) a line is written at once. ``close`` (at exit) writes what is still held.
+
+    When ``app.access`` goes to this handler alone (no filters, no propagation),
+    :class:`RequestLog` hands it the line without making a ``LogRecord``; any other
+    configuration gets ordinary records (bench/RESULTS.md: the access log's cost)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__()
+        self.stream = stream if stream is not None else sys.stdout
+        self._held: list[str] = []
+        self._held_for: asyncio.AbstractEventLoop | None = None  # whose next turn writes them
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.write_line(record.getMessage())
+        except Exception:
+            self.handleError(record)
+
+    def write_line(self, line: str) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a thread, or no loop: nothing will come back to flush
+            self._write([line])
+            return
+        if self._held_for is not loop:
+            # Lines held for another loop (one that stopped before its next turn) go now.
+            self.flush()
+            self._held_for = loop
+        if not self._held:
+            loop.call_soon(self.flush)
+        self._held.append(line)
+
+    def flush(self) -> None:
+        held, self._held = self._held, []
+        if held:
+            self._write(held)
+
+    def _write(self, lines: list[str]) -> None:
+        with self.lock:  # type: ignore[union-attr]  # Handler.createLock made it
+            self.stream.write("\n".join(lines) + "\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        self.flush()
+        super().close()
+
+
+def _only_access_line_handler() -> AccessLineHandler | None:
+    """The handler that alone receives ``app.access``'s lines, if it is an
+    :class:`AccessLineHandler` that filters nothing; else None (records are made)."""
+    handlers = access_logger.handlers
+    if len(handlers) != 1 or access_logger.propagate or access_logger.filters:
+        return None
+    handler = handlers[0]
+    if type(handler) is not AccessLineHandler or handler.filters:
+        return None
+    if handler.level > logging.INFO:
+        return None
+    return handler
