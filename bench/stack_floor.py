@@ -1,7 +1,9 @@
 """What the stack costs before the service's own code: instructions per request of a whole
 uvicorn server process (httptools, uvloop, no access log: the ceilings' settings,
 ``bench/ceilings/serve.py``) answering ``GET /healthz`` with the same 15-byte JSON body, for
-a plain ASGI function, a Starlette route, a FastAPI route and the service itself.
+a plain ASGI function, a Starlette route, a FastAPI route and the service itself; then the
+service as ``python -m app`` serves it ("served": its edge protocol and its access log on,
+written to a discarded stdout), so that the difference from "service" is what those cost.
 
     python -m bench.stack_floor                     # every app, 500 requests each
     python -m bench.stack_floor asgi fastapi --requests 1000
@@ -33,7 +35,7 @@ from bench.instructions import VALGRIND, collected
 REPO = Path(__file__).resolve().parent.parent
 BODY = b'{"status":"ok"}'
 WARM_UP = 20
-APPS = ("asgi", "starlette", "fastapi", "fastapi-no-otel", "service")
+APPS = ("asgi", "starlette", "fastapi", "fastapi-no-otel", "service", "served")
 
 
 def build(name: str) -> Any:
@@ -84,7 +86,28 @@ def build(name: str) -> Any:
 
 
 def serve(name: str, port: int) -> None:
+    if name == "served":
+        serve_as_python_m_app(port)
+        return
     serve_as_the_ceilings(build(name), port)
+
+
+def serve_as_python_m_app(port: int) -> None:
+    """The service on 127.0.0.1:``port`` as ``python -m app`` serves it (one worker), on a
+    new SQLite file, with the access log at INFO."""
+    from app.__main__ import log_config
+    from app.persistence.migrate import upgrade
+    from app.server.serve import serve as serve_the_service
+    from app.settings import Settings
+
+    url = f"sqlite:///{tempfile.mkdtemp()}/floor.sqlite"
+    upgrade(url)
+    # app.main:app, which the server imports, reads its settings from the environment.
+    os.environ.update(DATABASE_URL=url, LOG_LEVEL="info")
+    settings = Settings(database_url=url, log_level="info")
+    serve_the_service(
+        settings, host="127.0.0.1", port=port, workers=1, log_config=log_config("INFO")
+    )
 
 
 def serve_as_the_ceilings(app: Any, port: int) -> None:
