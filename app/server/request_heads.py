@@ -17,12 +17,21 @@ class RequestHead:
     """The head being read on one connection: counted from the first byte of a request
     until its headers are complete, then again for the next request."""
 
-    __slots__ = ("field_bytes", "fields", "in_head", "max_bytes", "max_fields", "wire_bytes")
+    __slots__ = (
+        "begun",
+        "field_bytes",
+        "fields",
+        "in_head",
+        "max_bytes",
+        "max_fields",
+        "wire_bytes",
+    )
 
     def __init__(self, max_bytes: int, max_fields: int) -> None:
         self.max_bytes = max_bytes
         self.max_fields = max_fields
         self.in_head = True
+        self.begun = False  # a byte of this head has come (the parser began a request)
         self.wire_bytes = 0  # bytes fed to the parser while in the head
         self.field_bytes = 0  # bytes of the fields the parser reported
         self.fields = 0
@@ -62,7 +71,7 @@ class RequestHead:
         return self.fields <= self.max_fields and self.field_bytes <= self.max_bytes
 
     def begin(self) -> None:
-        self.in_head = True
+        self.in_head = self.begun = True
 
     def complete(self) -> None:
         """The headers are complete: what comes next is the body."""
@@ -70,7 +79,7 @@ class RequestHead:
 
     def done(self) -> None:
         """The request is complete: the next bytes begin another head."""
-        self.in_head = True
+        self.in_head, self.begun = True, False
         self.wire_bytes = self.field_bytes = self.fields = 0
 
 

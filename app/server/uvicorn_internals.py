@@ -69,8 +69,10 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self.limits: EdgeLimits = (
             limits if isinstance(limits, EdgeLimits) else EdgeLimits.defaults()
         )
-        self.timeout_keep_alive = int(self.limits.keepalive_timeout) or 1
+        # uvicorn arms its keep-alive timer with this after each answer; its Config holds
+        # whole seconds, the setting is a float (over 0).
         self._keepalive_seconds = self.limits.keepalive_timeout
+        self.timeout_keep_alive = self._keepalive_seconds  # type: ignore[assignment]
         # Set when this connection is past a limit: the detail of the 503 it is answered.
         self._shed: str | None = None
         self._address: str | None = None  # what it counts against, once counted
@@ -142,13 +144,18 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._drop(data)
             return
         self._unset_keepalive_if_required()
-        if self._head.in_head:
-            self._head_timer.arm()
         try:
             if not self._head.feed(data, self.parser.feed_data):
                 self._refusal = answers.HEADERS_TOO_LARGE
                 raise _Refused
-            if not self._head.in_head and not self._dead:
+            if self._dead:
+                pass
+            elif self._head.in_head:
+                # A head begun and not finished (even bytes the parser skips) is timed
+                # from its first read; a head that came whole in one read needs no timer.
+                if self._head.begun or self._head.wire_bytes:
+                    self._head_timer.arm()
+            else:
                 self._body_timer.arm()  # a head is complete and its body is not
         except (_Refused, httptools.HttpParserCallbackError) as exc:
             if self._refusal is None:  # a bug in a callback: uvicorn answers those 400
@@ -312,6 +319,3 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         super().on_response_complete()
         if self._dead:
             self.flow.pause_reading()
-        elif self.timeout_keep_alive_task is not None:
-            # uvicorn armed it with whole seconds: use the configured value.
-            self._arm_keepalive()

@@ -77,3 +77,54 @@ def test_headers_sent_slowly_are_cut_after_the_header_timeout(tmp_path: Path) ->
         fresh.close()
     assert closed, "a slow-header connection was still open after 12 s"
     assert 1.5 < took < 8.0
+
+
+def test_line_ends_sent_slowly_are_cut_after_the_header_timeout(tmp_path: Path) -> None:
+    """Bytes the parser skips (empty lines before a request line) begin no request, yet
+    they are a head that never finishes: the header timeout (2 s) closes the connection,
+    though each read would have put off the keep-alive timeout (30 s)."""
+    with edge_server(
+        tmp_path, "line-ends", HEADER_TIMEOUT_SECONDS="2", KEEPALIVE_TIMEOUT_SECONDS="30"
+    ) as server:
+        sock = connect(server.port)
+        start = time.monotonic()
+        closed = False
+        for _ in range(40):  # 12 s at most
+            try:
+                sock.sendall(b"\r\n")
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.3)
+            sock.setblocking(False)
+            try:
+                closed = sock.recv(4096) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed = True
+            sock.setblocking(True)
+            if closed:
+                break
+        took = time.monotonic() - start
+        sock.close()
+    assert closed, "a connection sending line ends was still open after 12 s"
+    assert 1.5 < took < 8.0
+
+
+def test_the_keepalive_timeout_is_the_setting_to_the_fraction_of_a_second(
+    tmp_path: Path,
+) -> None:
+    """1.6 s, not uvicorn's whole seconds (1 s): the connection stays open past 1.4 s after
+    its answer (the upper bound is generous for a loaded machine)."""
+    with edge_server(tmp_path, "fraction", KEEPALIVE_TIMEOUT_SECONDS="1.6") as server:
+        sock = connect(server.port)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\n\r\n")
+        answer = b""
+        while not answer.endswith(b'{"status":"ok"}'):
+            chunk = sock.recv(65536)
+            assert chunk, "closed before the answer"
+            answer += chunk
+        took = closed_within(sock, 8.0)
+        sock.close()
+    assert took is not None and 1.4 < took < 6.0
