@@ -59,15 +59,12 @@ class RequestHead:
     def url(self, url: bytes) -> bool:
         """Count the request's target; False past the bound."""
         self.field_bytes += len(url)
-        return self.within()
+        return self.field_bytes <= self.max_bytes
 
     def field(self, name: bytes, value: bytes) -> bool:
         """Count one header field (with its ``: `` and line end); False past the bound."""
         self.fields += 1
         self.field_bytes += len(name) + len(value) + 4
-        return self.within()
-
-    def within(self) -> bool:
         return self.fields <= self.max_fields and self.field_bytes <= self.max_bytes
 
     def begin(self) -> None:
