@@ -22,8 +22,6 @@ from app.api.schemas.games import (
     PlayerRead,
     RedoRead,
     ReportRead,
-    ReportSummary,
-    RoundRead,
     UndoRead,
 )
 from app.api.schemas.reference import TileRead
@@ -56,25 +54,32 @@ class JsonPresenter:
         self.key = hashlib.sha256(fingerprint.encode()).hexdigest()
 
     def game_read(self, game: GameState) -> GameRead:
-        return GameRead(
-            id=game.id,
-            version=game.version,
-            seed=game.seed,
-            expansions=list(game.expansions),
-            players_enter_faith=game.players_enter_faith,
-            tiles={
-                str(period): self._tiles[tile_id]
-                for period, tile_id in sorted(game.tile_ids.items())
-            },
-            turn_order=list(game.turn_order),
-            players=[PlayerRead.model_validate(p) for p in game.players],
-            reports=[
-                ReportSummary(
-                    period=r.period, status=r.status, threshold=period_info(r.period).threshold
-                )
-                for r in game.reports
-            ],
-            round=None if game.round is None else RoundRead.model_validate(game.round),
+        # One validation of the whole document, its players and round read by attribute
+        # inside it, rather than a model built in Python for each part: every change of a
+        # game renders its document.
+        return GameRead.model_validate(
+            {
+                "id": game.id,
+                "version": game.version,
+                "seed": game.seed,
+                "expansions": game.expansions,
+                "players_enter_faith": game.players_enter_faith,
+                "tiles": {
+                    str(period): self._tiles[tile_id]
+                    for period, tile_id in sorted(game.tile_ids.items())
+                },
+                "turn_order": game.turn_order,
+                "players": game.players,
+                "reports": [
+                    {
+                        "period": r.period,
+                        "status": r.status,
+                        "threshold": period_info(r.period).threshold,
+                    }
+                    for r in game.reports
+                ],
+                "round": game.round,
+            }
         )
 
     def game(self, game: GameState) -> str:
