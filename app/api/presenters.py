@@ -19,7 +19,6 @@ from app.api.schemas.games import (
     FaithChangeRead,
     GameCreated,
     GameRead,
-    PlayerRead,
     RedoRead,
     ReportRead,
     UndoRead,
@@ -105,8 +104,9 @@ class JsonPresenter:
         return _json(report_read(game, period))
 
     def faith_changed(self, game: GameState, player_id: str, lost: int, applied: int) -> bytes:
-        player = PlayerRead.model_validate(game.player(player_id))
-        return _json(FaithChangeRead(player=player, faith_lost=lost, applied=applied))
+        player = game.player(player_id)  # read by attribute in the one validation
+        answer = {"player": player, "faith_lost": lost, "applied": applied}
+        return _json(FaithChangeRead.model_validate(answer))
 
     def reverted(self, game: GameState, change: ChangeRef, *, undone: bool) -> bytes:
         reverted = ChangeRefRead.model_validate(change)
