@@ -19,11 +19,8 @@ from app.api.schemas.games import (
     FaithChangeRead,
     GameCreated,
     GameRead,
-    PlayerRead,
     RedoRead,
     ReportRead,
-    ReportSummary,
-    RoundRead,
     UndoRead,
 )
 from app.api.schemas.reference import TileRead
@@ -56,25 +53,32 @@ class JsonPresenter:
         self.key = hashlib.sha256(fingerprint.encode()).hexdigest()
 
     def game_read(self, game: GameState) -> GameRead:
-        return GameRead(
-            id=game.id,
-            version=game.version,
-            seed=game.seed,
-            expansions=list(game.expansions),
-            players_enter_faith=game.players_enter_faith,
-            tiles={
-                str(period): self._tiles[tile_id]
-                for period, tile_id in sorted(game.tile_ids.items())
-            },
-            turn_order=list(game.turn_order),
-            players=[PlayerRead.model_validate(p) for p in game.players],
-            reports=[
-                ReportSummary(
-                    period=r.period, status=r.status, threshold=period_info(r.period).threshold
-                )
-                for r in game.reports
-            ],
-            round=None if game.round is None else RoundRead.model_validate(game.round),
+        # One validation of the whole document, its players and round read by attribute
+        # inside it, rather than a model built in Python for each part: every change of a
+        # game renders its document.
+        return GameRead.model_validate(
+            {
+                "id": game.id,
+                "version": game.version,
+                "seed": game.seed,
+                "expansions": game.expansions,
+                "players_enter_faith": game.players_enter_faith,
+                "tiles": {
+                    str(period): self._tiles[tile_id]
+                    for period, tile_id in sorted(game.tile_ids.items())
+                },
+                "turn_order": game.turn_order,
+                "players": game.players,
+                "reports": [
+                    {
+                        "period": r.period,
+                        "status": r.status,
+                        "threshold": period_info(r.period).threshold,
+                    }
+                    for r in game.reports
+                ],
+                "round": game.round,
+            }
         )
 
     def game(self, game: GameState) -> str:
@@ -100,8 +104,9 @@ class JsonPresenter:
         return _json(report_read(game, period))
 
     def faith_changed(self, game: GameState, player_id: str, lost: int, applied: int) -> bytes:
-        player = PlayerRead.model_validate(game.player(player_id))
-        return _json(FaithChangeRead(player=player, faith_lost=lost, applied=applied))
+        player = game.player(player_id)  # read by attribute in the one validation
+        answer = {"player": player, "faith_lost": lost, "applied": applied}
+        return _json(FaithChangeRead.model_validate(answer))
 
     def reverted(self, game: GameState, change: ChangeRef, *, undone: bool) -> bytes:
         reverted = ChangeRefRead.model_validate(change)

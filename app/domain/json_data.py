@@ -61,14 +61,30 @@ def _writer(cls: type) -> Callable[[Any], Any]:
         return _identity
     if issubclass(cls, datetime):
         return timestamp
+    # A value of a plain class is written as it is without a call (most of a state's
+    # values are, and a change of a game writes its whole state).
     if issubclass(cls, tuple | list):
-        return lambda value: [to_data(item) for item in value]
+        return lambda value: [item if type(item) in _PLAIN else to_data(item) for item in value]
     if issubclass(cls, Mapping):
-        return lambda value: {str(key): to_data(item) for key, item in value.items()}
+        return lambda value: {
+            str(key): item if type(item) in _PLAIN else to_data(item) for key, item in value.items()
+        }
     if is_dataclass(cls):
         plan = [(name, key) for name, key, _, _ in _fields_of(cls)]
-        return lambda value: {key: to_data(getattr(value, name)) for name, key in plan}
+
+        def write(value: Any) -> dict[str, Any]:
+            data = {}
+            for name, key in plan:
+                item = getattr(value, name)
+                data[key] = item if type(item) in _PLAIN else to_data(item)
+            return data
+
+        return write
     raise TypeError(f"{cls.__name__} has no JSON form")
+
+
+#: The classes written as they are, by their exact class (see ``_writer``).
+_PLAIN: frozenset[type] = frozenset({str, int, bool, type(None)})
 
 
 def from_data(kind: Any, data: Any) -> Any:

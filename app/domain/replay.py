@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from app.domain.events import (
     PLAY_TYPES,
@@ -52,20 +52,29 @@ def apply(
         return _created(game_id, seq, event)
     if game is None:
         raise ValueError(f"a {event.type} event needs a game; the first event creates it")
-    game = replace(game, version=seq)
+    # The version and the stack of changes of play go into the one new state that the
+    # event's own change makes: a replace() of a whole game is a good part of what folding
+    # an event costs, and a write folds one per request.
+    stamp: dict[str, Any] = {"version": seq}
     if event.type in PLAY_TYPES:
-        change = ChangeRef(seq, cast(PlayType, event.type))
-        game = replace(game, undoable=(*game.undoable, change), redoable=())
+        stamp["undoable"] = (*game.undoable, ChangeRef(seq, cast(PlayType, event.type)))
+        stamp["redoable"] = ()
     match event:
         case FaithSet(changes=changes):
             faith = {change.player_id: change.to for change in changes}
-            return _players(game, lambda p: replace(p, faith=faith.get(p.id, p.faith)))
+            # The event lists only the players whose faith changes: the others stay as
+            # they are.
+            return _players(
+                game,
+                lambda p: replace(p, faith=faith[p.id]) if p.id in faith else p,
+                **stamp,
+            )
         case FaithChanged(player_id=player_id, to=to):
-            return _player(game, player_id, lambda p: replace(p, faith=to))
+            return _player(game, player_id, lambda p: replace(p, faith=to), **stamp)
         case LeadersSet(player_id=player_id, to=leaders):
-            return _player(game, player_id, lambda p: replace(p, leaders=leaders))
+            return _player(game, player_id, lambda p: replace(p, leaders=leaders), **stamp)
         case TurnOrderSet(to=order):
-            return replace(game, turn_order=order)
+            return replace(game, turn_order=order, **stamp)
         case DecisionSet(period=period, player_id=player_id, choice=choice):
             decision = Decision(player_id, choice)
             return _report(
@@ -77,21 +86,23 @@ def apply(
                         [*(d for d in r.decisions if d.player_id != player_id), decision]
                     ),
                 ),
+                **stamp,
             )
         case ReportResolved(period=period, outcomes=outcomes):
             by_player = {o.player_id: o for o in outcomes}
-            game = _players(game, lambda p: _after_report(p, period, by_player.get(p.id)))
+            game = _players(game, lambda p: _after_report(p, period, by_player.get(p.id)), **stamp)
             return _report(
                 game,
                 period,
                 lambda r: replace(r, status="resolved", outcomes=outcomes, resolved_at=at),
             )
         case RoundAdvanced(to=following):
-            return replace(game, round=following)
+            return replace(game, round=following, **stamp)
         case ChangeUndone() | ChangeRedone():
-            return _reverted(game, event)
+            return _reverted(replace(game, **stamp), event)
         case SeatTokenChanged():
-            return game  # who holds a seat is not part of the game's state
+            # who holds a seat is not part of the game's state
+            return replace(game, **stamp)
     raise ValueError(f"unknown event type {event.type!r}")
 
 
@@ -172,19 +183,21 @@ def _after_report(player: PlayerState, period: int, outcome: Outcome | None) -> 
     )
 
 
-def _players(game: GameState, change: Callable[[PlayerState], PlayerState]) -> GameState:
-    return replace(game, players=tuple(change(p) for p in game.players))
+def _players(
+    game: GameState, change: Callable[[PlayerState], PlayerState], **more: Any
+) -> GameState:
+    return replace(game, players=tuple(change(p) for p in game.players), **more)
 
 
 def _player(
-    game: GameState, player_id: str, change: Callable[[PlayerState], PlayerState]
+    game: GameState, player_id: str, change: Callable[[PlayerState], PlayerState], **more: Any
 ) -> GameState:
-    return _players(game, lambda p: change(p) if p.id == player_id else p)
+    return _players(game, lambda p: change(p) if p.id == player_id else p, **more)
 
 
 def _report(
-    game: GameState, period: int, change: Callable[[ReportState], ReportState]
+    game: GameState, period: int, change: Callable[[ReportState], ReportState], **more: Any
 ) -> GameState:
     return replace(
-        game, reports=tuple(change(r) if r.period == period else r for r in game.reports)
+        game, reports=tuple(change(r) if r.period == period else r for r in game.reports), **more
     )

@@ -44,13 +44,16 @@ from app.services.stored import StoredGame as StoredGame
 from app.services.stored import StoredVersion as StoredVersion
 
 
-def _event_values(game_id: str, seq: int, event: GameEvent, at: datetime) -> dict[str, Any]:
-    """The values ``EVENT_APPEND`` (and the change's statement on PostgreSQL) bind."""
+def _event_values(
+    game_id: str, seq: int, event: GameEvent, at: datetime, data: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The values ``EVENT_APPEND`` (and the change's statement on PostgreSQL) bind;
+    ``data``: the event's data when the caller has it already."""
     return {
         "event_game": game_id,
         "event_seq": seq,
         "event_type": event.type,
-        "event_data": dict(event.data),
+        "event_data": dict(event.data if data is None else data),
         "event_at": at,
     }
 
@@ -144,6 +147,8 @@ class GameRepository:
         a change costs there (bench/RESULTS.md). SQLite has no round trips to save.
         """
         feed = sql_feed(changes)
+        # Once: a typed event writes its data out on each read of ``data``.
+        data = event.data
         values: dict[str, Any] = {
             "game_id": game.id,
             "read_version": read_version,
@@ -154,13 +159,13 @@ class GameRepository:
             "new_updated_at": at,
             "new_write_tat_ms": write_tat_ms,
             "new_player_budgets": dict(player_budgets or {}),
-            **_event_values(game.id, game.version, event, at),
+            **_event_values(game.id, game.version, event, at, data),
         }
         notify = feed.notification(game.id, game.version) if feed is not None else None
         if not self._store(values, notify):
             raise LostRace(game.id)
         if feed is not None:
-            logged = LoggedEvent(game.version, event.type, at, dict(event.data))
+            logged = LoggedEvent(game.version, event.type, at, dict(data))
             announce = feed.record(game.id, logged)
             if announce is not None:
                 self.after_commit.append(announce)

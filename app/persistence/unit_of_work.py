@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cached_property
 
 from sqlalchemy import Connection
 
@@ -41,9 +42,20 @@ class SqlUnitOfWork:
         # What is to happen once the transaction has committed, never if it rolls back.
         self.after_commit: list[Callable[[], None]] = []
         self.games = GameRepository(connection, after_commit=self.after_commit)
-        self.events = EventRepository(connection)
-        self.keys = IdempotencyKeys(connection)
-        self.limits = CreationLimitRepository(connection)
+
+    # Made at their first use: most units of work (a change of a game, a read) use the
+    # games' repository alone.
+    @cached_property
+    def events(self) -> EventRepository:
+        return EventRepository(self.connection)
+
+    @cached_property
+    def keys(self) -> IdempotencyKeys:
+        return IdempotencyKeys(self.connection)
+
+    @cached_property
+    def limits(self) -> CreationLimitRepository:
+        return CreationLimitRepository(self.connection)
 
     def committed(self) -> None:
         """Run what was to follow the commit (``Database.unit_of_work`` calls it)."""

@@ -125,12 +125,9 @@ def set_player_faith(
     much was lost. The host may; a player only for itself in a `players_enter_faith` game."""
     change = games.set_faith(game_id, {player_id: body.faith}, token, if_match, single=True)
     (player,) = change.players
-    return versioned(
-        PlayerFaithRead(
-            player=PlayerRead.model_validate(player), faith_lost=change.lost[player_id]
-        ),
-        change.version,
-    )
+    # One validation, the player read by attribute inside it.
+    answer = {"player": player, "faith_lost": change.lost[player_id]}
+    return versioned(PlayerFaithRead.model_validate(answer), change.version)
 
 
 @router.delete(
