@@ -111,11 +111,15 @@ class AsyncGameRows:
     async def _fetch_bounded(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
         self._follow_running_loop()
         self._check_stall()
-        try:
-            async with asyncio.timeout(self._pool_s):
-                await self._slots.acquire()
-        except TimeoutError:
-            raise DatabaseBusy("Every database connection is busy; retry shortly.") from None
+        if self._slots.locked():
+            try:
+                async with asyncio.timeout(self._pool_s):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise DatabaseBusy("Every database connection is busy; retry shortly.") from None
+        else:
+            # A free slot is taken at once, without waiting: no timer to arm and cancel.
+            await self._slots.acquire()
         try:
             # Stalled while this read waited: it fails now rather than wait out a bound.
             self._check_stall()
