@@ -43,10 +43,12 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
         if conn.dialect.name == "sqlite":
             statements.append(sqlite_begin_statement(conn))
 
-    execute = psycopg.AsyncConnection.execute
+    # The cursor's: every async statement goes through it (a connection's own execute
+    # makes a cursor and calls it), the reads on the event loop's kept cursors included.
+    execute = psycopg.AsyncCursor.execute
 
     async def record_async(
-        self: psycopg.AsyncConnection[Any], query: Any, *args: Any, **kw: Any
+        self: psycopg.AsyncCursor[Any], query: Any, *args: Any, **kw: Any
     ) -> Any:
         statements.append(str(query))
         return await execute(self, query, *args, **kw)
@@ -63,7 +65,7 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
     event.listen(engine, "before_cursor_execute", record)
     event.listen(engine, "begin", record_begin)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(psycopg.AsyncConnection, "execute", record_async)
+        patch.setattr(psycopg.AsyncCursor, "execute", record_async)
         patch.setattr(SqliteLoopReads, "_on_the_loop", record_on_the_loop)
         try:
             yield statements

@@ -34,7 +34,7 @@ import socket
 from typing import Any
 
 import psycopg
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, AsyncCursor
 from psycopg.types.json import set_json_loads
 from sqlalchemy.dialects import postgresql
 
@@ -70,7 +70,10 @@ class AsyncGameRows:
         self._size = size
         self._pool_s = timeouts.pool_ms / 1000
         self._hold_s = timeouts.hold_ms / 1000
-        self._idle: list[AsyncConnection[Any]] = []
+        # Each idle connection by its one cursor, which every read on it reuses: a new
+        # cursor copies the connection's adapters, for a one-row read as much work as
+        # the driver's part of its statement.
+        self._idle: list[AsyncCursor[Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = asyncio.Semaphore(size)
         self._stall = stall
@@ -91,15 +94,15 @@ class AsyncGameRows:
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
-        for connection in idle:
-            await connection.close()
+        for cursor in idle:
+            await cursor.connection.close()
 
     def discard(self) -> None:
         """Close the idle connections without their event loop (it may be gone)."""
         idle, self._idle = self._idle, []
-        for connection in idle:
+        for cursor in idle:
             with contextlib.suppress(Exception):
-                connection.pgconn.finish()
+                cursor.connection.pgconn.finish()
 
     # ---- the bounded connections ---------------------------------------------------------
 
@@ -111,11 +114,15 @@ class AsyncGameRows:
     async def _fetch_bounded(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
         self._follow_running_loop()
         self._check_stall()
-        try:
-            async with asyncio.timeout(self._pool_s):
-                await self._slots.acquire()
-        except TimeoutError:
-            raise DatabaseBusy("Every database connection is busy; retry shortly.") from None
+        if self._slots.locked():
+            try:
+                async with asyncio.timeout(self._pool_s):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise DatabaseBusy("Every database connection is busy; retry shortly.") from None
+        else:
+            # A free slot is taken at once, without waiting: no timer to arm and cancel.
+            await self._slots.acquire()
         try:
             # Stalled while this read waited: it fails now rather than wait out a bound.
             self._check_stall()
@@ -134,12 +141,13 @@ class AsyncGameRows:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._hold_s
         reused = reuse and bool(self._idle)
-        connection = self._idle.pop() if reused else await self._connect(deadline)
+        cursor = self._idle.pop() if reused else await self._connect(deadline)
+        connection = cursor.connection
         cut = _Cut(connection)
         timer = loop.call_at(deadline, cut)
         # The statement runs in a task of its own, shielded from the caller's cancellation,
         # so that psycopg never sees one (see the module's docstring): the cut ends it.
-        task = loop.create_task(_fetch(connection, statement, game_id))
+        task = loop.create_task(_fetch(cursor, statement, game_id))
         try:
             row = await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -166,19 +174,20 @@ class AsyncGameRows:
         if cut.fired:  # cut as the answer came: the connection is no use any more
             await _discard(connection)
         else:
-            self._idle.append(connection)
+            self._idle.append(cursor)
         return row
 
-    async def _connect(self, deadline: float) -> AsyncConnection[Any]:
-        """A new connection within ``connect_timeout`` (psycopg's own, per address) and the
-        hold bound (a connection being made has no server statement to cancel)."""
+    async def _connect(self, deadline: float) -> AsyncCursor[Any]:
+        """The cursor of a new connection, made within ``connect_timeout`` (psycopg's own,
+        per address) and the hold bound (a connection being made has no server statement
+        to cancel)."""
         try:
             async with asyncio.timeout_at(deadline):
                 connection = await AsyncConnection.connect(
                     self._conninfo, autocommit=True, **self._connect_args
                 )
                 set_json_loads(json_value, connection)
-                return connection
+                return connection.cursor()
         except TimeoutError:
             self._trip("no answer to a new connection within DB_HOLD_TIMEOUT_MS")
             raise DatabaseBusy(
@@ -210,10 +219,8 @@ class _StalePooledConnection(Exception):
     pass
 
 
-async def _fetch(
-    connection: AsyncConnection[Any], statement: str, game_id: str
-) -> tuple[Any, ...] | None:
-    cursor = await connection.execute(statement, {"game_id": game_id})
+async def _fetch(cursor: AsyncCursor[Any], statement: str, game_id: str) -> tuple[Any, ...] | None:
+    await cursor.execute(statement, {"game_id": game_id})
     return await cursor.fetchone()
 
 

@@ -5,6 +5,7 @@ every rejected change the game, its reports and its event log are checked unchan
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import httpx
@@ -678,3 +679,27 @@ async def test_names_each_in_one_script_sit_at_one_table(client: httpx.AsyncClie
     created = await client.post("/v1/games", json={"players": [{"name": n} for n in names]})
     assert created.status_code == 201, created.text
     assert [p["name"] for p in created.json()["game"]["players"]] == names
+
+
+async def test_a_read_and_its_304_answer_exactly_these_bytes(game: GameHandle) -> None:
+    # Pinned whole (status, every header in order, body), so that a faster read path
+    # cannot change a byte of either answer unnoticed.
+    asked = {**game.host(), "X-Request-ID": "pinned-read"}
+    read = await game.client.get(game.url, headers=asked)
+    body = read.content
+    assert read.status_code == 200
+    assert read.headers.raw == [
+        (b"etag", b'"1"'),
+        (b"content-length", b"%d" % len(body)),
+        (b"content-type", b"application/json"),
+        (b"x-request-id", b"pinned-read"),
+    ]
+    # The stored document, as created, in its compact form.
+    assert body == json.dumps(game.game, separators=(",", ":"), ensure_ascii=False).encode()
+    for tags in ('"1"', 'W/"1"', '"7", "1"'):
+        cached = await game.client.get(game.url, headers={**asked, "If-None-Match": tags})
+        assert cached.status_code == 304, tags
+        assert cached.headers.raw == [(b"etag", b'"1"'), (b"x-request-id", b"pinned-read")]
+        assert cached.content == b""
+    stale = await game.client.get(game.url, headers={**asked, "If-None-Match": '"2"'})
+    assert (stale.status_code, stale.headers.raw, stale.content) == (200, read.headers.raw, body)

@@ -39,23 +39,23 @@ class _Connections:
         self.in_use = 0
         self.most_in_use = 0
         connect = psycopg.AsyncConnection.connect
-        execute = psycopg.AsyncConnection.execute
+        execute = psycopg.AsyncCursor.execute
 
         async def counted_connect(*args: Any, **kwargs: Any) -> Any:
             self.opened += 1
             return await connect(*args, **kwargs)
 
-        async def counted_execute(conn: Any, *args: Any, **kwargs: Any) -> Any:
+        async def counted_execute(cursor: Any, *args: Any, **kwargs: Any) -> Any:
             self.in_use += 1
             self.most_in_use = max(self.most_in_use, self.in_use)
             try:
                 await asyncio.sleep(0.01)  # let the other readers pile up
-                return await execute(conn, *args, **kwargs)
+                return await execute(cursor, *args, **kwargs)
             finally:
                 self.in_use -= 1
 
         monkeypatch.setattr(psycopg.AsyncConnection, "connect", counted_connect)
-        monkeypatch.setattr(psycopg.AsyncConnection, "execute", counted_execute)
+        monkeypatch.setattr(psycopg.AsyncCursor, "execute", counted_execute)
 
 
 def test_async_reads_return_what_the_repository_reads(
@@ -165,7 +165,9 @@ def test_a_pooled_connection_the_server_dropped_is_replaced_without_an_error(
             (pooled,) = rows._idle
             # What a server restart does to an idle pooled connection.
             with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-                admin.execute("SELECT pg_terminate_backend(%s)", (pooled.info.backend_pid,))
+                admin.execute(
+                    "SELECT pg_terminate_backend(%s)", (pooled.connection.info.backend_pid,)
+                )
             stored = await rows.document(game.id)
             assert stored is not None and stored.version == game.version
             assert rows._idle and rows._idle[0] is not pooled
@@ -212,7 +214,7 @@ def test_disposing_the_database_closes_its_reads_connections_without_their_loop(
 
     async def read() -> list[psycopg.AsyncConnection[Any]]:
         await asyncio.gather(rows.document(game.id), rows.version(game.id))
-        return list(rows._idle)
+        return [cursor.connection for cursor in rows._idle]
 
     opened = asyncio.run(read())  # the loop is gone after this
     assert opened and not any(connection.closed for connection in opened)

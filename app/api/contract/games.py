@@ -13,6 +13,7 @@ from app.api.platform.explicit_route import ExplicitRoute
 from app.api.platform.headers import IdempotencyKey, IfMatch, IfNoneMatch, Token
 from app.api.platform.responses import (
     JSONModelResponse,
+    NotModifiedResponse,
     etag,
     raw_json_response,
     replayable,
@@ -54,7 +55,7 @@ NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
 
 
 def not_modified(version: int) -> Response:
-    return Response(status_code=304, headers={"ETag": etag(version)})
+    return NotModifiedResponse(version)
 
 
 @router.post(

@@ -69,6 +69,19 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
+class NotModifiedResponse(Response):
+    """304 Not Modified, with the version the client holds as its ETag: the attributes
+    ``Response.__init__`` sets for it (no body, so neither a length nor a type), made
+    without its rendering and header checks. A polling client gets this answer on most of
+    its reads, so it costs no more than its one header."""
+
+    def __init__(self, version: int) -> None:
+        self.status_code = 304
+        self.body = b""
+        self.background = None
+        self.raw_headers = [(b"etag", etag(version).encode("latin-1"))]
+
+
 def versioned(model: BaseModel, version: int, status_code: int = 200) -> JSONModelResponse:
     """A document about a game, with the game's version as its ETag."""
     return JSONModelResponse(model, status_code, {"ETag": etag(version)})

@@ -53,9 +53,11 @@ class _Node:
         self.param: _Node | None = None  # one non-empty segment, whatever it is
         self.entries: list[_Indexed] = []  # the routes whose paths end here
 
-    def collect(self, segments: list[str], at: int, into: list[_Indexed]) -> None:
+    def collect(self, segments: list[str], at: int, into: list[list[_Indexed]]) -> None:
+        """Into ``into``: the entries of each node that takes the rest of ``segments``."""
         if at == len(segments):
-            into.extend(self.entries)
+            if self.entries:
+                into.append(self.entries)
             return
         segment = segments[at]
         child = self.literal.get(segment)
@@ -108,10 +110,14 @@ class RouteTable:
 
     def _candidates(self, segments: list[str]) -> list[_Indexed]:
         """The indexed routes that take a path of ``segments``, in the app's order."""
-        found: list[_Indexed] = []
-        self._root.collect(segments, 0, found)
-        if len(found) > 1:
-            found.sort(key=_position)
+        ends: list[list[_Indexed]] = []
+        self._root.collect(segments, 0, ends)
+        if len(ends) == 1:
+            # One node's routes (a path's usual case: its methods' routes), already in
+            # the app's order: handed over as they are (read, never changed), unsorted.
+            return ends[0]
+        found = [entry for entries in ends for entry in entries]
+        found.sort(key=_position)
         return found
 
     @classmethod
