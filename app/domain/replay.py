@@ -52,13 +52,21 @@ def apply(
         return _created(game_id, seq, event)
     if game is None:
         raise ValueError(f"a {event.type} event needs a game; the first event creates it")
-    # The version and the stack of changes of play go into the one new state that the
-    # event's own change makes: a replace() of a whole game is a good part of what folding
-    # an event costs, and a write folds one per request.
+    # The version and the stack of changes of play (the stamp) go into the one new state
+    # that the event's own change makes: a replace() of a whole game is a good part of what
+    # folding an event costs, and a write folds one per request. A branch that leaves the
+    # stamp out is still right: it is put in after.
     stamp: dict[str, Any] = {"version": seq}
     if event.type in PLAY_TYPES:
         stamp["undoable"] = (*game.undoable, ChangeRef(seq, cast(PlayType, event.type)))
         stamp["redoable"] = ()
+    folded = _fold(game, event, at, stamp)
+    return folded if folded.version == seq else replace(folded, **stamp)
+
+
+def _fold(game: GameState, event: GameEvent, at: datetime, stamp: dict[str, Any]) -> GameState:
+    """The state after ``event``, with ``stamp`` (its version and undo stacks) in it
+    where a branch puts it."""
     match event:
         case FaithSet(changes=changes):
             faith = {change.player_id: change.to for change in changes}

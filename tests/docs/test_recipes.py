@@ -217,7 +217,8 @@ EVENT_TYPE = [
         "app/domain/replay.py",
         "        case FaithEntrySet(players_enter_faith=value):\n"
         "            return replace(game, players_enter_faith=value)\n",
-        after="            return game  # who holds a seat is not part of the game's state\n",
+        after="            # who holds a seat is not part of the game's state\n"
+        "            return replace(game, **stamp)\n",
     ),
     Edit("app/domain/replay.py", "    FaithEntrySet,\n", after="from app.domain.events import (\n"),
 ]
