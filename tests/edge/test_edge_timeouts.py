@@ -6,7 +6,9 @@ the suite is loaded, and only "closed at all, not long after the setting" matter
 
 from __future__ import annotations
 
+import socket
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from tests.edge.conftest import closed_within, edge_server
@@ -50,24 +52,7 @@ def test_headers_sent_slowly_are_cut_after_the_header_timeout(tmp_path: Path) ->
         sock = connect(server.port)
         start = time.monotonic()
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\n")
-        closed = False
-        for line in range(40):  # 12 s at most
-            time.sleep(0.3)
-            try:
-                sock.sendall(b"X-Slow-%d: v\r\n" % line)
-            except OSError:
-                closed = True
-                break
-            sock.setblocking(False)
-            try:
-                closed = sock.recv(4096) == b""
-            except BlockingIOError:
-                pass
-            except OSError:
-                closed = True
-            sock.setblocking(True)
-            if closed:
-                break
+        closed = trickled_until_closed(sock, (b"X-Slow-%d: v\r\n" % line for line in range(40)))
         took = time.monotonic() - start
         sock.close()
         # A normal request on a new connection is unaffected.
@@ -88,24 +73,8 @@ def test_line_ends_sent_slowly_are_cut_after_the_header_timeout(tmp_path: Path) 
     ) as server:
         sock = connect(server.port)
         start = time.monotonic()
-        closed = False
-        for _ in range(40):  # 12 s at most
-            try:
-                sock.sendall(b"\r\n")
-            except OSError:
-                closed = True
-                break
-            time.sleep(0.3)
-            sock.setblocking(False)
-            try:
-                closed = sock.recv(4096) == b""
-            except BlockingIOError:
-                pass
-            except OSError:
-                closed = True
-            sock.setblocking(True)
-            if closed:
-                break
+        sock.sendall(b"\r\n")
+        closed = trickled_until_closed(sock, (b"\r\n" for _ in range(39)))
         took = time.monotonic() - start
         sock.close()
     assert closed, "a connection sending line ends was still open after 12 s"
@@ -128,3 +97,25 @@ def test_the_keepalive_timeout_is_the_setting_to_the_fraction_of_a_second(
         took = closed_within(sock, 8.0)
         sock.close()
     assert took is not None and 1.4 < took < 6.0
+
+
+def trickled_until_closed(sock: socket.socket, pieces: Iterable[bytes]) -> bool:
+    """Send each of ``pieces`` 0.3 s after the one before (40 pieces: 12 s at most); True
+    as soon as the server has closed the connection, False if it never did."""
+    for piece in pieces:
+        time.sleep(0.3)
+        try:
+            sock.sendall(piece)
+        except OSError:
+            return True
+        sock.setblocking(False)
+        try:
+            closed = sock.recv(4096) == b""
+        except BlockingIOError:
+            closed = False
+        except OSError:
+            closed = True
+        sock.setblocking(True)
+        if closed:
+            return True
+    return False
