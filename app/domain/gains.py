@@ -9,7 +9,7 @@ from typing import Literal
 from app.domain.effects import GainReduction
 from app.domain.errors import InvalidInput
 from app.domain.leaders import SANTA_RITA
-from app.domain.resources import RESOURCE_KEYS, Bag, add_bags, bag
+from app.domain.resources import Bag, add_bags, bag
 from app.domain.tiles import Tile
 
 SourceKind = Literal[
@@ -77,12 +77,16 @@ def apply_gains(
 ) -> GainsResult:
     """Apply Santa Rita (R-GAIN-5) and then every "1 fewer" tile (R-GAIN-3, R-GAIN-4) to each
     gain on its own (R-GAIN-1, R-GAIN-2), recording every step (R-GAIN-6)."""
-    outcomes = tuple(_apply_one(tiles, leaders, gain, index) for index, gain in enumerate(gains))
+    reductions = [(t.id, t.effect) for t in tiles if isinstance(t.effect, GainReduction)]
+    doubles = SANTA_RITA in leaders
+    outcomes = tuple(
+        _apply_one(reductions, doubles, gain, index) for index, gain in enumerate(gains)
+    )
     return GainsResult(gains=outcomes, total=add_bags(o.result for o in outcomes))
 
 
 def _apply_one(
-    tiles: Sequence[Tile], leaders: frozenset[str], gain: Gain, index: int
+    reductions: Sequence[tuple[str, GainReduction]], doubles: bool, gain: Gain, index: int
 ) -> GainOutcome:
     if gain.privileges and gain.source_kind != "card_immediate":
         raise InvalidInput(
@@ -90,42 +94,43 @@ def _apply_one(
             "a privilege taken on its own is its own gain",
             loc=("gains", index, "privileges"),
         )
-    parts: list[tuple[tuple[str | int, ...], Mapping[str, int]]] = [
-        (("resources",), gain.resources)
-    ]
-    parts.extend((("privileges", n), privilege) for n, privilege in enumerate(gain.privileges))
-    for where, part in parts:
-        for key, amount in part.items():
-            if amount < 0:
-                # A negative "gain" would be doubled by Santa Rita and dodge the reductions.
-                raise InvalidInput(
-                    f"{key} cannot be negative in a gain", loc=("gains", index, *where, key)
-                )
+    _check_not_negative(gain.resources, ("gains", index, "resources"))
+    for n, privilege in enumerate(gain.privileges):
+        _check_not_negative(privilege, ("gains", index, "privileges", n))
     # R-GAIN-2: the privileges' resources join the card's immediate effect as one gain.
-    received = add_bags([gain.resources, *gain.privileges])
+    received = (
+        add_bags([gain.resources, *gain.privileges]) if gain.privileges else bag(gain.resources)
+    )
+    # Every step changes only what was received, so `current` keeps the received keys in
+    # their order (at 0 once a key is all lost) and is the result as it stands.
     current = dict(received)
     steps: list[GainStep] = []
 
-    if SANTA_RITA in leaders and gain.source_kind == "card_immediate":
-        doubled = {k: gain.resources.get(k, 0) for k in SANTA_RITA_DOUBLES}
-        change = bag(doubled)
+    if doubles and gain.source_kind == "card_immediate":
+        change = bag({k: gain.resources.get(k, 0) for k in SANTA_RITA_DOUBLES})
         if change:
             steps.append(GainStep("R-GAIN-5", SANTA_RITA, change, "printed resources doubled"))
-            current = add_bags([current, change])
+            _add_to(current, change)
 
-    for tile in tiles:
-        if isinstance(tile.effect, GainReduction):
-            step = _reduce(tile.id, tile.effect, current, gain.wood_or_stone)
-            if step is not None:
-                steps.append(step)
-                current = add_bags([current, step.change])
+    for tile_id, effect in reductions:
+        step = _reduce(tile_id, effect, current, gain.wood_or_stone)
+        if step is not None:
+            steps.append(step)
+            _add_to(current, step.change)
 
-    result = {key: current.get(key, 0) for key in received.keys() | current.keys()}
-    return GainOutcome(gain=gain, received=received, steps=tuple(steps), result=_ordered(result))
+    return GainOutcome(gain=gain, received=received, steps=tuple(steps), result=current)
 
 
-def _ordered(values: Mapping[str, int]) -> Bag:
-    return {key: values[key] for key in RESOURCE_KEYS if key in values}
+def _check_not_negative(part: Mapping[str, int], loc: tuple[str | int, ...]) -> None:
+    for key, amount in part.items():
+        if amount < 0:
+            # A negative "gain" would be doubled by Santa Rita and dodge the reductions.
+            raise InvalidInput(f"{key} cannot be negative in a gain", loc=(*loc, key))
+
+
+def _add_to(current: Bag, change: Mapping[str, int]) -> None:
+    for key, amount in change.items():
+        current[key] += amount
 
 
 def _reduce(
