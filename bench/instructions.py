@@ -39,6 +39,8 @@ FINAL_SCORES = (PAYLOADS / "final_scores.json").read_bytes()
 Route = tuple[str, str, Callable[[int], bytes] | None, tuple[tuple[bytes, bytes], ...]]
 ROUTES: dict[str, Route] = {
     "healthz": ("GET", "/healthz", None, ()),
+    "faith-track": ("GET", "/v1/faith-track", None, ()),
+    "tile": ("GET", "/v1/excommunication-tiles/I-1", None, ()),
     "gains": (
         "POST",
         "/v1/calculations/gains",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Query, Response
 
@@ -24,6 +25,7 @@ from app.api.schemas.reference import (
 from app.domain.draw import MAX_SEED, draw_tiles
 from app.domain.errors import NotFound, UnknownExpansion
 from app.domain.faith import FAITH_VICTORY_POINTS, MAX_FAITH, PERIODS
+from app.domain.tiles import Catalogue
 from app.services.tokens import new_seed
 
 router = APIRouter(prefix="/v1", tags=["reference"], route_class=ExplicitRoute)
@@ -39,6 +41,23 @@ _FAITH_TRACK = FaithTrack(
     ],
 )
 _FAITH_TRACK_JSON = _FAITH_TRACK.__pydantic_serializer__.to_json(_FAITH_TRACK)
+
+# Nor does a catalogue once loaded: each of its tiles is serialised at the first read of
+# one, and kept as long as the catalogue (one per app, its size set by the tile packs).
+_TILE_DOCUMENTS: WeakKeyDictionary[Catalogue, dict[str, bytes]] = WeakKeyDictionary()
+
+
+def _tile_document(catalogue: Catalogue, tile_id: str) -> bytes | None:
+    documents = _TILE_DOCUMENTS.get(catalogue)
+    if documents is None:
+        documents = _TILE_DOCUMENTS[catalogue] = {
+            tile.id: _serialised(TileRead.of(tile)) for tile in catalogue.select()
+        }
+    return documents.get(tile_id)
+
+
+def _serialised(tile: TileRead) -> bytes:
+    return tile.__pydantic_serializer__.to_json(tile)
 
 
 @router.get("/faith-track", operation_id="getFaithTrack", response_model=FaithTrack)
@@ -74,11 +93,11 @@ async def list_tiles(
     response_model=TileRead,
     responses=problem_responses("not-found"),
 )
-async def get_tile(tile_id: str, catalogue: TileCatalogue) -> JSONModelResponse:
-    tile = catalogue.get(tile_id)
-    if tile is None:
+async def get_tile(tile_id: str, catalogue: TileCatalogue) -> Response:
+    document = _tile_document(catalogue, tile_id)
+    if document is None:
         raise NotFound(f"No excommunication tile {tile_id!r}.")
-    return JSONModelResponse(TileRead.of(tile), headers=CACHEABLE)
+    return raw_json_response(document, 200, CACHEABLE)
 
 
 @router.post(
