@@ -8,9 +8,10 @@ import logging
 import sys
 from typing import Any, TextIO
 
-import pydantic_core
 from prometheus_client import Counter, Histogram
 from starlette.types import Scope
+
+from app.api.platform.responses import json_bytes
 
 #: The route label of a request no route matched.
 UNMATCHED_ROUTE = "unmatched"
@@ -68,7 +69,7 @@ class RequestLog:
             histogram = self._histograms[histogram_key] = HTTP_DURATION.labels(*histogram_key)
         histogram.observe(duration)
         if access_logger.isEnabledFor(logging.INFO):
-            line = pydantic_core.to_json(
+            line = json_bytes(
                 {
                     "event": "request",
                     "method": method,
