@@ -28,6 +28,13 @@ async def get_catalogue(request: Request) -> Catalogue:
     return catalogue
 
 
+def catalogue_of(request: Request) -> Catalogue:
+    """Not a dependency: the catalogue for a route that reads it on every request and takes
+    nothing else that needs one (a dependency's call costs more than the tile it serves)."""
+    catalogue: Catalogue = request.app.state.catalogue
+    return catalogue
+
+
 def calculations_of(request: Request) -> Calculations:
     """Not a dependency: the calculation routes take none (see ``ExplicitRoute``)."""
     calculations: Calculations = request.app.state.calculations

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 from weakref import WeakKeyDictionary
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 
-from app.api.contract.dependencies import TileCatalogue
+from app.api.contract.dependencies import TileCatalogue, catalogue_of
 from app.api.platform.admission import stores_nothing
 from app.api.platform.explicit_route import ExplicitRoute
 from app.api.platform.responses import JSONModelResponse, raw_json_response
@@ -93,8 +93,8 @@ async def list_tiles(
     response_model=TileRead,
     responses=problem_responses("not-found"),
 )
-async def get_tile(tile_id: str, catalogue: TileCatalogue) -> Response:
-    document = _tile_document(catalogue, tile_id)
+async def get_tile(tile_id: str, request: Request) -> Response:
+    document = _tile_document(catalogue_of(request), tile_id)
     if document is None:
         raise NotFound(f"No excommunication tile {tile_id!r}.")
     return raw_json_response(document, 200, CACHEABLE)
