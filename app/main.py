@@ -17,6 +17,7 @@ from app import __version__
 from app.api.contract import ROUTERS
 from app.api.contract.live import LIVE_SUBSCRIBERS, sse_frame
 from app.api.contract.operations import router as ops_router
+from app.api.contract.reference import tile_documents
 from app.api.documentation.openapi_document import camel_case_operation_id, install_openapi
 from app.api.documentation.pages import install_docs
 from app.api.platform.admission import WriteAdmission
@@ -135,6 +136,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
     # The tile catalogue is read and validated once, at start-up: a bad tile pack stops
     # the service here with the file and place that is wrong, not on some later request.
     catalogue = app.state.catalogue = load_catalogue(settings.tile_packs_dir)
+    app.state.tile_documents = tile_documents(catalogue)
     # The use cases are stateless objects built once; every request shares them.
     use_cases = compose_use_cases(settings, db, catalogue)
     changes = use_cases.changes

@@ -3,6 +3,7 @@ tile catalogue, the use-case objects and the health check."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -28,11 +29,11 @@ async def get_catalogue(request: Request) -> Catalogue:
     return catalogue
 
 
-def catalogue_of(request: Request) -> Catalogue:
-    """Not a dependency: the catalogue for a route that reads it on every request and takes
-    nothing else that needs one (a dependency's call costs more than the tile it serves)."""
-    catalogue: Catalogue = request.app.state.catalogue
-    return catalogue
+def tile_documents_of(request: Request) -> Mapping[str, bytes]:
+    """Not a dependency: each tile's answer, serialised when the app was made (a
+    dependency's call would cost more than the tile it serves)."""
+    documents: Mapping[str, bytes] = request.app.state.tile_documents
+    return documents
 
 
 def calculations_of(request: Request) -> Calculations:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from typing import Annotated
-from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Query, Request, Response
 
-from app.api.contract.dependencies import TileCatalogue, catalogue_of
+from app.api.contract.dependencies import TileCatalogue, tile_documents_of
 from app.api.platform.admission import stores_nothing
 from app.api.platform.explicit_route import ExplicitRoute
 from app.api.platform.responses import JSONModelResponse, raw_json_response
@@ -42,22 +41,15 @@ _FAITH_TRACK = FaithTrack(
 )
 _FAITH_TRACK_JSON = _FAITH_TRACK.__pydantic_serializer__.to_json(_FAITH_TRACK)
 
-# Nor does a catalogue once loaded: each of its tiles is serialised at the first read of
-# one, and kept as long as the catalogue (one per app, its size set by the tile packs).
-_TILE_DOCUMENTS: WeakKeyDictionary[Catalogue, dict[str, bytes]] = WeakKeyDictionary()
 
-
-def _tile_document(catalogue: Catalogue, tile_id: str) -> bytes | None:
-    documents = _TILE_DOCUMENTS.get(catalogue)
-    if documents is None:
-        documents = _TILE_DOCUMENTS[catalogue] = {
-            tile.id: _serialised(TileRead.of(tile)) for tile in catalogue.select()
-        }
-    return documents.get(tile_id)
-
-
-def _serialised(tile: TileRead) -> bytes:
-    return tile.__pydantic_serializer__.to_json(tile)
+def tile_documents(catalogue: Catalogue) -> dict[str, bytes]:
+    """Each tile's answer by its id, serialised once when the app is made: a catalogue
+    does not change once loaded either (its size is set by the tile packs)."""
+    documents = {}
+    for tile in catalogue.select():
+        model = TileRead.of(tile)
+        documents[tile.id] = model.__pydantic_serializer__.to_json(model)
+    return documents
 
 
 @router.get("/faith-track", operation_id="getFaithTrack", response_model=FaithTrack)
@@ -94,7 +86,7 @@ async def list_tiles(
     responses=problem_responses("not-found"),
 )
 async def get_tile(tile_id: str, request: Request) -> Response:
-    document = _tile_document(catalogue_of(request), tile_id)
+    document = tile_documents_of(request).get(tile_id)
     if document is None:
         raise NotFound(f"No excommunication tile {tile_id!r}.")
     return raw_json_response(document, 200, CACHEABLE)
