@@ -28,12 +28,22 @@ function append(el: HTMLElement, children: Child[]): void {
   }
 }
 
-/** Replaces a section's content, keeping keyboard focus on the element with the same id. */
+/** Replaces a section's content, keeping keyboard focus on the element with the same id and
+ * unfolding again each `<details data-key>` the reader had unfolded: a live update redraws
+ * the section, and must not fold what someone is reading. */
 export function replace(section: HTMLElement, ...children: Child[]): void {
   const focused = document.activeElement;
   const focusId = focused && section.contains(focused) ? focused.id : "";
+  const unfolded = new Set(
+    Array.from(section.querySelectorAll<HTMLDetailsElement>("details[data-key]"))
+      .filter((details) => details.open)
+      .map((details) => details.dataset.key),
+  );
   section.replaceChildren();
   append(section, children);
+  for (const details of section.querySelectorAll<HTMLDetailsElement>("details[data-key]")) {
+    if (unfolded.has(details.dataset.key)) details.open = true;
+  }
   if (focusId) document.getElementById(focusId)?.focus();
 }
 

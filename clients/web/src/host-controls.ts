@@ -86,7 +86,7 @@ export function adminSection(view: AdminView): (HTMLElement | null)[] {
     h("h2", { id: "admin-h" }, t("host_seat")),
     h(
       "details",
-      { class: "recovery" },
+      { class: "recovery", "data-key": "recovery" },
       h("summary", {}, t("recovery_title")),
       h("p", { class: "small" }, t("recovery_hint")),
       view.recoveryCode

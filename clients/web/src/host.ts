@@ -257,7 +257,7 @@ export class HostScreen {
           "section",
           { class: "card", "data-resolved": report.period, "aria-labelledby": `outcome-h-${report.period}` },
           h("h2", { id: `outcome-h-${report.period}` }, t("outcomes", { p: roman(report.period) })),
-          h("ul", { class: "outcomes" }, (report.outcomes ?? []).map((o) => outcomeView(this.game, o, "h3"))),
+          h("ul", { class: "outcomes" }, (report.outcomes ?? []).map((o) => outcomeView(this.game, o, report.period, "h3"))),
         ),
       ),
     );

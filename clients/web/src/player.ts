@@ -279,7 +279,7 @@ export class PlayerScreen {
       outcome
         ? [
             h("p", { class: "big-result", "data-outcome": outcome.outcome }, outcomeLabel(outcome)),
-            ...outcomeDetails(outcome),
+            ...outcomeDetails(outcome, period),
           ]
         : null,
     );

@@ -86,7 +86,7 @@ export function outcomeLabel(outcome: Outcome): string {
   return t(outcome.outcome as Key);
 }
 
-export function outcomeView(game: Game, outcome: Outcome, headingLevel = "h4"): HTMLElement {
+export function outcomeView(game: Game, outcome: Outcome, period: number, headingLevel = "h4"): HTMLElement {
   const player = game.players.find((p) => p.id === outcome.player_id);
   return h(
     "li",
@@ -100,12 +100,12 @@ export function outcomeView(game: Game, outcome: Outcome, headingLevel = "h4"): 
       ": ",
       h("span", { class: "badge" }, outcomeLabel(outcome)),
     ),
-    outcomeDetails(outcome),
+    outcomeDetails(outcome, period),
   );
 }
 
 /** What a report did to one player, and the rules that decided it (host and player views). */
-export function outcomeDetails(outcome: Outcome): HTMLElement[] {
+export function outcomeDetails(outcome: Outcome, period: number): HTMLElement[] {
   const notes = outcome.notes ?? [];
   return [
     h(
@@ -118,7 +118,7 @@ export function outcomeDetails(outcome: Outcome): HTMLElement[] {
     ),
     h(
       "details",
-      {},
+      { "data-key": `steps-${period}-${outcome.player_id}` },
       h("summary", {}, t("steps_rules")),
       h("p", {}, outcome.rules.map(ruleRef)),
       notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, withRules(note)))) : null,

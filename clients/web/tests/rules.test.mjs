@@ -33,6 +33,11 @@ const refs = (page) =>
     }),
   );
 
+/** Unfolds every `<details>` the locator (of folded ones) finds, one at a time. */
+async function unfoldAll(folded) {
+  while ((await folded.count()) > 0) await folded.first().locator("summary").click();
+}
+
 test("rule ids explain themselves on tap, hover and focus, in the page's language", async () => {
   const host = await open(browser, LAPTOP);
   await createGame(host, {
@@ -76,9 +81,11 @@ test("rule ids explain themselves on tap, hover and focus, in the page's languag
   await tip.waitFor({ state: "visible" });
   await phone.locator("#my-faith").tap();
   await tip.waitFor({ state: "hidden" });
-  // In Italian, the Italian text.
+  // In Italian, the Italian text; the page is redrawn, and the steps the reader unfolded
+  // stay unfolded.
   await phone.click("#lang-it");
-  await phone.locator('[data-result="1"] details > summary').click();
+  await phone.locator('#lang-it[aria-pressed="true"]').waitFor();
+  assert.equal(await phone.locator('[data-result="1"] details[open]').count(), 1);
   await phone.locator('[data-result="1"] .rule-ref[data-rule="R-REP-5"] button').tap();
   await phone.locator('[data-result="1"] .rule-ref[data-rule="R-REP-5"] .rule-tip', { hasText: TEXTS["R-REP-5"].it }).waitFor();
 
@@ -108,6 +115,10 @@ test("rule ids explain themselves on tap, hover and focus, in the page's languag
   await tapFaith(host, "p1", 4);
   await host.click("#resolve");
   await host.locator('[data-resolved="2"]').waitFor();
+  // A live update redraws both screens and folds nothing either reader unfolded.
+  await phone.locator('[data-result="2"]').waitFor();
+  assert.equal(await phone.locator('[data-result="1"] details[open]').count(), 1);
+  assert.equal(await outcome.locator("details[open]").count(), 1);
   await tapFaith(host, "p1", 5);
   await host.locator('#report .rule-ref[data-rule="R-REP-6"]').waitFor();
   await phone.locator('#my-status .rule-ref[data-rule="R-REP-6"]').waitFor();
@@ -117,8 +128,8 @@ test("rule ids explain themselves on tap, hover and focus, in the page's languag
   await host.click("#scores-submit");
   await host.locator('#scores-result .rule-ref[data-rule="R-END-2"]').waitFor();
   await phone.locator('[data-result="3"]').waitFor();
-  for (const details of await host.locator("details:not(.invite)").all()) await details.locator("summary").click();
-  for (const details of await phone.locator("details").all()) await details.locator("summary").click();
+  await unfoldAll(host.locator("details:not(.invite):not([open])"));
+  await unfoldAll(phone.locator("details:not([open])"));
   for (const [page, lang] of [[host, "en"], [phone, "it"]]) {
     const found = await refs(page);
     assert.ok(found.length >= 5, JSON.stringify(found));
