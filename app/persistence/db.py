@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,7 @@ from app.persistence.errors import is_unavailable_error as is_unavailable_error
 from app.persistence.errors import unavailable_detail as unavailable_detail
 from app.persistence.json_columns import json_text, json_value
 from app.persistence.sqlite_reads import SqliteLoopReads
+from app.persistence.sqlite_writer import KeptWriteConnection
 from app.persistence.stall import StallBreaker
 from app.persistence.unit_of_work import SqlUnitOfWork, translated
 from app.persistence.watchdog import Watchdog
@@ -122,6 +124,9 @@ class Database:
             event.listen(self.engine, "connect", on_connect)
             write_engine = self.engine.execution_options(**{SQLITE_BEGIN: "immediate"})
         self._write_engine = write_engine
+        self._kept_writer = (
+            KeptWriteConnection(write_engine) if self.dialect_name == "sqlite" else None
+        )
         self._autocommit_engine: Engine | None = None
         if self.dialect_name == "postgresql":
             self._autocommit_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -145,11 +150,7 @@ class Database:
         """
         if self.stall is not None:
             self.stall.check()
-        if statement_by_statement and self._autocommit_engine is not None:
-            engine = self._autocommit_engine
-        else:
-            engine = self._write_engine if write else self.engine
-        with engine.connect() as connection:
+        with self._connection(write, statement_by_statement) as connection:
             try:
                 if self.dialect_name == "sqlite":  # the driver is in autocommit mode
                     connection.begin()
@@ -160,6 +161,13 @@ class Database:
                 self._note_failure(exc)
                 connection.rollback()
                 raise
+
+    def _connection(self, write: bool, statement_by_statement: bool) -> ContextManager[Connection]:
+        if write and self._kept_writer is not None:
+            return self._kept_writer.connection()
+        if statement_by_statement and self._autocommit_engine is not None:
+            return self._autocommit_engine.connect()
+        return (self._write_engine if write else self.engine).connect()
 
     @property
     def concurrent_writers(self) -> bool:
@@ -230,6 +238,8 @@ class Database:
             self.stall.close()
         for rows in self._loop_reads:
             rows.discard()
+        if self._kept_writer is not None:
+            self._kept_writer.close()
         self.engine.dispose()
         if self.watchdog is not None:
             self.watchdog.close()

@@ -76,7 +76,7 @@ def test_sqlite_loop_read_that_would_wait_is_read_on_the_threadpool_within_the_l
     game = make_game(players=2)
     store(database, game)
     threads = _Threads(monkeypatch)
-    database.engine.dispose()  # its pooled connections would keep the holder out
+    database.dispose()  # its connections (pooled and kept) would keep the holder out
     # A connection in exclusive locking mode that has written keeps every reader out,
     # WAL or not: the loop's read may not wait for it.
     holder = sqlite3.connect(str(make_url(database_url).database), isolation_level=None)
