@@ -1,0 +1,99 @@
+"""A change's statements on SQLite, compiled once and sent as the driver's own SQL.
+
+A change there runs three statements (its game's row read, the row rewritten, its event
+appended) and no round trip: most of what each costs is SQLAlchemy's per-call work (the
+compiled form looked up in its cache, an execution context, each value bound) rather
+than SQLite's. Each statement here is still declared once, as Core, in ``statements.py``;
+it is compiled once for the connection's dialect, and each call only converts its values
+with their columns' own types as the dialect implements them (``dialect_impl``, then
+``bind_processor`` and ``result_processor``: the JSON and timestamp forms Core would
+write and read) before ``exec_driver_sql``. What is stored and
+read is the same as through Core (tests/persistence/test_driver_statements.py).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+from weakref import WeakKeyDictionary
+
+from sqlalchemy import Connection, Dialect, Select
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ClauseElement
+
+from app.persistence.statements import EVENT_APPEND, GAME_CHANGE, GAME_STATE
+
+Processor = Callable[[Any], Any] | None
+
+
+class DriverStatement:
+    """One Core statement compiled for one dialect of positional parameters."""
+
+    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
+        compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
+        if compiled.positiontup is None:
+            raise ValueError(f"{dialect.name} binds parameters by name: not a positional dialect")
+        self.sql = str(compiled)
+        binds = compiled.binds
+        self._parameters: tuple[tuple[str, Processor], ...] = tuple(
+            (name, binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+            for name in compiled.positiontup
+        )
+
+    def parameters(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        """``values`` in the statement's order, each in the form its column stores."""
+        return tuple(
+            values[name] if process is None else process(values[name])
+            for name, process in self._parameters
+        )
+
+    def execute(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        return connection.exec_driver_sql(self.sql, self.parameters(values))
+
+
+class DriverSelect(DriverStatement):
+    """A ``SELECT`` whose row comes back with each column read as Core reads it."""
+
+    def __init__(self, statement: Select[Any], dialect: Dialect) -> None:
+        super().__init__(statement, dialect)
+        columns = statement.selected_columns
+        self._columns: tuple[Processor, ...] = tuple(
+            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
+        )
+        # Read by attribute, as a Core row is (row.version).
+        self._row: Any = namedtuple("Row", [column.key for column in columns])  # type: ignore[misc]
+
+    def one_or_none(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        """The one row (its columns by name) or None."""
+        row = self.execute(connection, values).one_or_none()
+        if row is None:
+            return None
+        return self._row._make(
+            value if process is None else process(value)
+            for process, value in zip(self._columns, row, strict=True)
+        )
+
+
+class SqliteChangeStatements:
+    """What a change runs on one SQLite engine (its dialect carries its JSON writer)."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.state = DriverSelect(GAME_STATE, dialect)
+        self.change = DriverStatement(GAME_CHANGE, dialect)
+        self.append = DriverStatement(EVENT_APPEND, dialect)
+
+
+_COMPILED: WeakKeyDictionary[Dialect, SqliteChangeStatements] = WeakKeyDictionary()
+
+
+def sqlite_change_statements(connection: Connection) -> SqliteChangeStatements | None:
+    """The change's statements for ``connection``'s engine on SQLite; None elsewhere
+    (PostgreSQL runs a change as one statement, where the round trip is the cost)."""
+    dialect = connection.dialect
+    if dialect.name != "sqlite":
+        return None
+    statements = _COMPILED.get(dialect)
+    if statements is None:
+        statements = _COMPILED[dialect] = SqliteChangeStatements(dialect)
+    return statements
