@@ -38,12 +38,9 @@ CASES = [
 
 
 @pytest.fixture
-def database(database_url: str) -> Any:
-    database = Database(database_url)
-    try:
-        yield database
-    finally:
-        database.dispose()
+def database(migrated_database: Database) -> Database:
+    """The shared migrated database (disposed after the test), by a shorter name."""
+    return migrated_database
 
 
 def _values(game_id: str, seq: int, state: Any, budgets: Any, at: datetime) -> dict[str, Any]:

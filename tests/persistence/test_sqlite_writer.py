@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import event, text
@@ -19,12 +18,9 @@ pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
 @pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database(database_url)
-    try:
-        yield database
-    finally:
-        database.dispose()
+def database(migrated_database: Database) -> Database:
+    """The shared migrated database (disposed after the test), by a shorter name."""
+    return migrated_database
 
 
 def _checkouts(database: Database) -> list[int]:
