@@ -1,14 +1,15 @@
-"""A change's statements on SQLite, compiled once and sent as the driver's own SQL.
+"""A change's statements, compiled once and sent as the driver's own SQL.
 
-A change there runs three statements (its game's row read, the row rewritten, its event
-appended) and no round trip: most of what each costs is SQLAlchemy's per-call work (the
-compiled form looked up in its cache, an execution context, each value bound) rather
-than SQLite's. Each statement here is still declared once, as Core, in ``statements.py``;
-it is compiled once for the connection's dialect, and each call only converts its values
-with their columns' own types as the dialect implements them (``dialect_impl``, then
+A change runs two statements on PostgreSQL (its game's row read, then the row rewritten
+and its event appended in one) and three on SQLite. Beside the round trip (none on
+SQLite), most of what each costs is SQLAlchemy's per-call work (the compiled form looked
+up in its cache, an execution context, each value bound) rather than the database's.
+Each statement is still declared once, as Core, in ``statements.py``; it is compiled
+once for the connection's dialect, and each call only converts its values with their
+columns' own types as the dialect implements them (``dialect_impl``, then
 ``bind_processor`` and ``result_processor``: the JSON and timestamp forms Core would
-write and read) before ``exec_driver_sql``. What is stored and
-read is the same as through Core (tests/persistence/test_driver_statements.py).
+write and read) before ``exec_driver_sql``. What is stored and read is the same as
+through Core (tests/persistence/test_driver_statements.py).
 """
 
 from __future__ import annotations
@@ -22,31 +23,42 @@ from sqlalchemy import Connection, Dialect, Select
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
-from app.persistence.statements import EVENT_APPEND, GAME_CHANGE, GAME_STATE
+from app.persistence.statements import (
+    EVENT_APPEND,
+    GAME_CHANGE,
+    GAME_STATE,
+    GAME_STATE_LOCKED,
+    STORE_CHANGE,
+)
 
 Processor = Callable[[Any], Any] | None
 
 
 class DriverStatement:
-    """One Core statement compiled for one dialect of positional parameters."""
+    """One Core statement compiled for one dialect: its SQL and how to bind its values."""
 
     def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
-        if compiled.positiontup is None:
-            raise ValueError(f"{dialect.name} binds parameters by name: not a positional dialect")
         self.sql = str(compiled)
         binds = compiled.binds
+        # Positional (SQLite's ?) in the statement's order, else by name (psycopg's).
+        self._positional = compiled.positiontup is not None
+        names = compiled.positiontup if compiled.positiontup is not None else list(binds)
         self._parameters: tuple[tuple[str, Processor], ...] = tuple(
-            (name, binds[name].type.dialect_impl(dialect).bind_processor(dialect))
-            for name in compiled.positiontup
+            (name, binds[name].type.dialect_impl(dialect).bind_processor(dialect)) for name in names
         )
 
-    def parameters(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
-        """``values`` in the statement's order, each in the form its column stores."""
-        return tuple(
-            values[name] if process is None else process(values[name])
+    def parameters(self, values: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
+        """``values`` as the driver takes them, each in the form its column stores."""
+        if self._positional:
+            return tuple(
+                values[name] if process is None else process(values[name])
+                for name, process in self._parameters
+            )
+        return {
+            name: values[name] if process is None else process(values[name])
             for name, process in self._parameters
-        )
+        }
 
     def execute(self, connection: Connection, values: Mapping[str, Any]) -> Any:
         return connection.exec_driver_sql(self.sql, self.parameters(values))
@@ -75,25 +87,29 @@ class DriverSelect(DriverStatement):
         )
 
 
-class SqliteChangeStatements:
-    """What a change runs on one SQLite engine (its dialect carries its JSON writer)."""
+class ChangeStatements:
+    """What a change runs on one engine (its dialect carries its JSON writer): its game's
+    row read, then on SQLite the row rewritten and the event appended, on PostgreSQL both
+    in one statement (``STORE_CHANGE``, by whether it announces the change)."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.state = DriverSelect(GAME_STATE, dialect)
+        self.state_locked = DriverSelect(GAME_STATE_LOCKED, dialect)
         self.change = DriverStatement(GAME_CHANGE, dialect)
         self.append = DriverStatement(EVENT_APPEND, dialect)
+        self.store = {
+            announce: DriverStatement(statement, dialect)
+            for announce, statement in STORE_CHANGE.items()
+        }
 
 
-_COMPILED: WeakKeyDictionary[Dialect, SqliteChangeStatements] = WeakKeyDictionary()
+_COMPILED: WeakKeyDictionary[Dialect, ChangeStatements] = WeakKeyDictionary()
 
 
-def sqlite_change_statements(connection: Connection) -> SqliteChangeStatements | None:
-    """The change's statements for ``connection``'s engine on SQLite; None elsewhere
-    (PostgreSQL runs a change as one statement, where the round trip is the cost)."""
+def change_statements(connection: Connection) -> ChangeStatements:
+    """The change's statements for ``connection``'s engine, compiled on first use."""
     dialect = connection.dialect
-    if dialect.name != "sqlite":
-        return None
     statements = _COMPILED.get(dialect)
     if statements is None:
-        statements = _COMPILED[dialect] = SqliteChangeStatements(dialect)
+        statements = _COMPILED[dialect] = ChangeStatements(dialect)
     return statements

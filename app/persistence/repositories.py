@@ -2,8 +2,8 @@
 
 They read and write plain rows with SQLAlchemy Core statements (no ORM objects, no identity
 map): a stored game is one row, so each read is one statement and each change one UPDATE
-plus the INSERT of its event. On SQLite a change's statements go to the driver as SQL
-compiled once from the same declarations (``driver_statements.py``). The idempotency
+plus the INSERT of its event. A change's statements go to the driver as SQL compiled
+once from the same declarations (``driver_statements.py``). The idempotency
 keys' and the creation limits' queries are in ``idempotency_keys.py`` and
 ``creation_limits.py``; the values they return are the storage port's
 (``app/services/stored.py``).
@@ -20,7 +20,7 @@ from sqlalchemy import Connection, CursorResult, delete, insert, select, update
 from app.domain.game import GameEvent, GameState
 from app.persistence.changes import Notification, sql_feed
 from app.persistence.creation_limits import CreationLimitRepository as CreationLimitRepository
-from app.persistence.driver_statements import sqlite_change_statements
+from app.persistence.driver_statements import change_statements
 from app.persistence.game_state import game_state, state_data
 from app.persistence.idempotency_keys import IdempotencyRepository as IdempotencyRepository
 from app.persistence.statements import (
@@ -28,14 +28,11 @@ from app.persistence.statements import (
     EVENT_APPEND,
     EVENTS,
     GAME_DOCUMENT,
-    GAME_STATE,
-    GAME_STATE_LOCKED,
     GAME_VERSION,
     GAMES,
     KEYS,
     KEYS_GONE,
     NOTIFY_EACH,
-    STORE_CHANGE,
 )
 from app.services.storage import ChangeFeed as PortChangeFeed
 from app.services.storage import LostRace
@@ -73,7 +70,7 @@ class GameRepository:
         self, connection: Connection, *, after_commit: list[Callable[[], None]] | None = None
     ) -> None:
         self.connection = connection
-        self._sqlite = sqlite_change_statements(connection)
+        self._statements = change_statements(connection)
         # Where a stored change leaves what tells this process's listeners, to run once
         # the transaction has committed (the unit of work's).
         self.after_commit = [] if after_commit is None else after_commit
@@ -104,12 +101,8 @@ class GameRepository:
     def state(self, game_id: str, *, for_update: bool = False) -> StoredGame | None:
         """The game's state; ``for_update`` locks its row until the transaction ends
         (PostgreSQL; on SQLite a write transaction already holds the database's lock)."""
-        values = {"game_id": game_id}
-        if self._sqlite is not None:  # its write transactions hold the database's lock
-            row = self._sqlite.state.one_or_none(self.connection, values)
-        else:
-            statement = GAME_STATE_LOCKED if for_update else GAME_STATE
-            row = self.connection.execute(statement, values).one_or_none()
+        statement = self._statements.state_locked if for_update else self._statements.state
+        row = statement.one_or_none(self.connection, {"game_id": game_id})
         if row is None:
             return None
         return StoredGame(
@@ -178,14 +171,15 @@ class GameRepository:
                 self.after_commit.append(announce)
 
     def _store(self, values: dict[str, Any], notify: Notification | None) -> bool:
-        if self._sqlite is not None:
-            if self._sqlite.change.execute(self.connection, values).rowcount != 1:
+        statements = self._statements
+        if self.connection.dialect.name != "postgresql":
+            if statements.change.execute(self.connection, values).rowcount != 1:
                 return False
-            self._sqlite.append.execute(self.connection, values)
+            statements.append.execute(self.connection, values)
             return True
         if notify is not None:
             values |= {"channel": notify.channel, "payload": notify.payload}
-        stored = self.connection.execute(STORE_CHANGE[notify is not None], values)
+        stored = statements.store[notify is not None].execute(self.connection, values)
         return stored.first() is not None
 
     def replace_credentials(self, game_id: str, credentials: Credentials) -> None:

@@ -1,24 +1,20 @@
-"""A change's statements sent as the driver's SQL on SQLite (driver_statements.py) store
-and read exactly what the same Core statements do: each column's stored text, and each
-value read back."""
+"""A change's statements sent as the driver's SQL (driver_statements.py) store and read
+exactly what the same Core statements do, on both databases: each column's stored text,
+and each value read back."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import Connection, text
 
 from app.persistence.db import Database
-from app.persistence.driver_statements import DriverStatement, sqlite_change_statements
+from app.persistence.driver_statements import ChangeStatements, change_statements
 from app.persistence.repositories import GameRepository
-from app.persistence.statements import EVENT_APPEND, GAME_CHANGE, GAME_STATE
+from app.persistence.statements import EVENT_APPEND, GAME_CHANGE, GAME_STATE, STORE_CHANGE
 from tests.persistence.conftest import GameFactory, credentials
-
-pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 ROME = timezone(timedelta(hours=1))
 CASES = [
@@ -62,21 +58,45 @@ def _values(game_id: str, seq: int, state: Any, budgets: Any, at: datetime) -> d
     }
 
 
-def _stored(path: str, game_id: str) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """The game's row and its events as SQLite holds them (the raw text of each column)."""
-    raw = sqlite3.connect(path)
-    try:
-        game = raw.execute(
-            "SELECT version, state, document, document_key, updated_at, write_tat_ms,"
-            " player_budgets FROM games WHERE id = ?",
-            (game_id,),
-        ).fetchone()
-        events = raw.execute(
-            "SELECT seq, type, data, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        ).fetchall()
-    finally:
-        raw.close()
-    return game, events
+def _stored(connection: Connection, game_id: str) -> tuple[Any, list[Any]]:
+    """The game's row and its events as the database holds them (each column's text)."""
+    game = connection.execute(
+        text(
+            "SELECT version, CAST(state AS TEXT), document, document_key,"
+            " CAST(updated_at AS TEXT), write_tat_ms, CAST(player_budgets AS TEXT)"
+            " FROM games WHERE id = :id"
+        ),
+        {"id": game_id},
+    ).one()
+    events = connection.execute(
+        text(
+            "SELECT seq, type, CAST(data AS TEXT), CAST(at AS TEXT) FROM events"
+            " WHERE game_id = :id ORDER BY seq"
+        ),
+        {"id": game_id},
+    ).all()
+    return tuple(game), [tuple(event) for event in events]
+
+
+def _store_by_core(connection: Connection, values: dict[str, Any]) -> bool:
+    if connection.dialect.name == "postgresql":
+        return connection.execute(STORE_CHANGE[False], values).first() is not None
+    if connection.execute(GAME_CHANGE, values).rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    connection.execute(EVENT_APPEND, values)
+    return True
+
+
+def _store_by_driver(
+    statements: ChangeStatements, connection: Connection, values: dict[str, Any]
+) -> bool:
+    if connection.dialect.name == "postgresql":
+        announce = {"channel": "vr_driver_statements_test", "payload": "1"}
+        return statements.store[True].execute(connection, values | announce).first() is not None
+    if statements.change.execute(connection, values).rowcount != 1:
+        return False
+    statements.append.execute(connection, values)
+    return True
 
 
 @pytest.mark.parametrize(("state", "budgets", "at"), CASES)
@@ -95,26 +115,20 @@ def test_a_change_stores_what_core_stores_and_reads_back_what_core_reads(
             repository.insert(game, credentials(game), "{}", "k" * 64, at)
     seq = by_core.version + 1
     with database.transaction(write=True) as connection:
-        statements = sqlite_change_statements(connection)
-        assert statements is not None
-        core = _values(by_core.id, seq, state, budgets, at)
-        assert connection.execute(GAME_CHANGE, core).rowcount == 1  # type: ignore[attr-defined]
-        connection.execute(EVENT_APPEND, core)
-        driver = _values(by_driver.id, seq, state, budgets, at)
-        assert statements.change.execute(connection, driver).rowcount == 1
-        statements.append.execute(connection, driver)
-
-    path = str(make_url(database_url).database)
-    assert _stored(path, by_driver.id) == _stored(path, by_core.id)
+        statements = change_statements(connection)
+        assert _store_by_core(connection, _values(by_core.id, seq, state, budgets, at))
+        assert _store_by_driver(
+            statements, connection, _values(by_driver.id, seq, state, budgets, at)
+        )
 
     with database.transaction(write=False) as connection:
-        statements = sqlite_change_statements(connection)
-        assert statements is not None
+        assert _stored(connection, by_driver.id) == _stored(connection, by_core.id)
         for game in (by_core, by_driver):
-            read = statements.state.one_or_none(connection, {"game_id": game.id})
             expected = connection.execute(GAME_STATE, {"game_id": game.id}).one()
-            assert tuple(read) == tuple(expected)
-            assert read.state == state and read.player_budgets == budgets
+            for select in (statements.state, statements.state_locked):
+                read = select.one_or_none(connection, {"game_id": game.id})
+                assert tuple(read) == tuple(expected)
+                assert read.state == state and read.player_budgets == budgets
         assert statements.state.one_or_none(connection, {"game_id": "0" * 32}) is None
 
 
@@ -126,24 +140,20 @@ def test_a_change_of_a_game_at_another_version_stores_nothing(
     with database.transaction(write=True) as connection:
         GameRepository(connection).insert(game, credentials(game), "{}", "k" * 64, at)
     with database.transaction(write=True) as connection:
-        statements = sqlite_change_statements(connection)
-        assert statements is not None
         stale = _values(game.id, game.version + 2, {"format": 2}, None, at)  # read v+1
-        assert statements.change.execute(connection, stale).rowcount == 0
+        assert not _store_by_driver(change_statements(connection), connection, stale)
         version = connection.execute(
             text("SELECT version FROM games WHERE id = :id"), {"id": game.id}
         ).scalar_one()
     assert version == game.version
 
 
-def test_statements_are_compiled_once_per_engine_and_only_for_sqlite(
-    database: Database,
-) -> None:
+def test_statements_are_compiled_once_per_engine(database: Database, database_url: str) -> None:
     with database.transaction(write=False) as one, database.transaction(write=False) as two:
-        assert sqlite_change_statements(one) is sqlite_change_statements(two)
-    other = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none")
+        assert change_statements(one) is change_statements(two)
+    other = Database(database_url)
     try:
-        with pytest.raises(ValueError, match="binds parameters by name"):
-            DriverStatement(GAME_CHANGE, other.dialect)
+        with other.transaction(write=False) as three:
+            assert change_statements(three) is not change_statements(one)
     finally:
         other.dispose()
