@@ -89,26 +89,41 @@ class DriverSelect(DriverStatement):
 
 class ChangeStatements:
     """What a change runs on one engine (its dialect carries its JSON writer): its game's
-    row read, then on SQLite the row rewritten and the event appended, on PostgreSQL both
-    in one statement (``STORE_CHANGE``, by whether it announces the change)."""
+    row read, then the row rewritten and its event appended, in one statement on
+    PostgreSQL (``STORE_CHANGE``, by whether it announces the change), in two elsewhere.
+    Only the statements of the engine's own database are compiled."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.state = DriverSelect(GAME_STATE, dialect)
         self.state_locked = DriverSelect(GAME_STATE_LOCKED, dialect)
-        self.change = DriverStatement(GAME_CHANGE, dialect)
-        self.append = DriverStatement(EVENT_APPEND, dialect)
-        self.store = {
-            announce: DriverStatement(statement, dialect)
-            for announce, statement in STORE_CHANGE.items()
-        }
+        self._in_one_statement = dialect.name == "postgresql"
+        if self._in_one_statement:
+            self._store = {
+                announce: DriverStatement(statement, dialect)
+                for announce, statement in STORE_CHANGE.items()
+            }
+        else:
+            self._change = DriverStatement(GAME_CHANGE, dialect)
+            self._append = DriverStatement(EVENT_APPEND, dialect)
+
+    def store(self, connection: Connection, values: Mapping[str, Any], *, announce: bool) -> bool:
+        """Store the change (the names ``store_change`` binds; with ``announce``, also
+        ``channel`` and ``payload`` of its ``pg_notify``, which only PostgreSQL sends),
+        unless the game is no longer at ``read_version``: whether it was stored."""
+        if self._in_one_statement:
+            return self._store[announce].execute(connection, values).first() is not None
+        if self._change.execute(connection, values).rowcount != 1:
+            return False
+        self._append.execute(connection, values)
+        return True
 
 
 _COMPILED: WeakKeyDictionary[Dialect, ChangeStatements] = WeakKeyDictionary()
 
 
-def change_statements(connection: Connection) -> ChangeStatements:
-    """The change's statements for ``connection``'s engine, compiled on first use."""
-    dialect = connection.dialect
+def change_statements(dialect: Dialect) -> ChangeStatements:
+    """The change's statements for the engine of ``dialect`` (each engine has its own),
+    compiled on first use: ``Database`` asks when it makes its engine."""
     statements = _COMPILED.get(dialect)
     if statements is None:
         statements = _COMPILED[dialect] = ChangeStatements(dialect)

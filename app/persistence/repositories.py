@@ -70,7 +70,7 @@ class GameRepository:
         self, connection: Connection, *, after_commit: list[Callable[[], None]] | None = None
     ) -> None:
         self.connection = connection
-        self._statements = change_statements(connection)
+        self._statements = change_statements(connection.dialect)
         # Where a stored change leaves what tells this process's listeners, to run once
         # the transaction has committed (the unit of work's).
         self.after_commit = [] if after_commit is None else after_commit
@@ -162,25 +162,15 @@ class GameRepository:
             **_event_values(game.id, game.version, event, at, data),
         }
         notify = feed.notification(game.id, game.version) if feed is not None else None
-        if not self._store(values, notify):
+        if notify is not None:
+            values |= {"channel": notify.channel, "payload": notify.payload}
+        if not self._statements.store(self.connection, values, announce=notify is not None):
             raise LostRace(game.id)
         if feed is not None:
             logged = LoggedEvent(game.version, event.type, at, dict(data))
             announce = feed.record(game.id, logged)
             if announce is not None:
                 self.after_commit.append(announce)
-
-    def _store(self, values: dict[str, Any], notify: Notification | None) -> bool:
-        statements = self._statements
-        if self.connection.dialect.name != "postgresql":
-            if statements.change.execute(self.connection, values).rowcount != 1:
-                return False
-            statements.append.execute(self.connection, values)
-            return True
-        if notify is not None:
-            values |= {"channel": notify.channel, "payload": notify.payload}
-        stored = statements.store[notify is not None].execute(self.connection, values)
-        return stored.first() is not None
 
     def replace_credentials(self, game_id: str, credentials: Credentials) -> None:
         """New token hashes (and recovery code hash) for the game, in a change's

@@ -90,13 +90,8 @@ def _store_by_core(connection: Connection, values: dict[str, Any]) -> bool:
 def _store_by_driver(
     statements: ChangeStatements, connection: Connection, values: dict[str, Any]
 ) -> bool:
-    if connection.dialect.name == "postgresql":
-        announce = {"channel": "vr_driver_statements_test", "payload": "1"}
-        return statements.store[True].execute(connection, values | announce).first() is not None
-    if statements.change.execute(connection, values).rowcount != 1:
-        return False
-    statements.append.execute(connection, values)
-    return True
+    announce = {"channel": "vr_driver_statements_test", "payload": "1"}
+    return statements.store(connection, values | announce, announce=True)
 
 
 @pytest.mark.parametrize(("state", "budgets", "at"), CASES)
@@ -115,7 +110,7 @@ def test_a_change_stores_what_core_stores_and_reads_back_what_core_reads(
             repository.insert(game, credentials(game), "{}", "k" * 64, at)
     seq = by_core.version + 1
     with database.transaction(write=True) as connection:
-        statements = change_statements(connection)
+        statements = change_statements(connection.dialect)
         assert _store_by_core(connection, _values(by_core.id, seq, state, budgets, at))
         assert _store_by_driver(
             statements, connection, _values(by_driver.id, seq, state, budgets, at)
@@ -141,7 +136,7 @@ def test_a_change_of_a_game_at_another_version_stores_nothing(
         GameRepository(connection).insert(game, credentials(game), "{}", "k" * 64, at)
     with database.transaction(write=True) as connection:
         stale = _values(game.id, game.version + 2, {"format": 2}, None, at)  # read v+1
-        assert not _store_by_driver(change_statements(connection), connection, stale)
+        assert not _store_by_driver(change_statements(connection.dialect), connection, stale)
         version = connection.execute(
             text("SELECT version FROM games WHERE id = :id"), {"id": game.id}
         ).scalar_one()
@@ -150,10 +145,10 @@ def test_a_change_of_a_game_at_another_version_stores_nothing(
 
 def test_statements_are_compiled_once_per_engine(database: Database, database_url: str) -> None:
     with database.transaction(write=False) as one, database.transaction(write=False) as two:
-        assert change_statements(one) is change_statements(two)
+        assert change_statements(one.dialect) is change_statements(two.dialect)
     other = Database(database_url)
     try:
         with other.transaction(write=False) as three:
-            assert change_statements(three) is not change_statements(one)
+            assert change_statements(three.dialect) is not change_statements(one.dialect)
     finally:
         other.dispose()
