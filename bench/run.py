@@ -42,6 +42,16 @@ from bench.probes import probe
 from bench.scenarios import BY_NAME, DEFAULT, SCENARIOS, Data
 from tests.support.servers import Launched
 
+# What --quick sets where the command line does not (3 s cells, fewer games).
+QUICK = {
+    "duration": 3.0,
+    "games": 1000,
+    "decide_games": 300,
+    "resolve_games": 1500,
+    "peer_matches": 300,
+    "peer_join_matches": 1000,
+}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -64,7 +74,7 @@ def main() -> None:
     parser.add_argument("--log-level", default="info", help="LOG_LEVEL of the server")
     parser.add_argument("--soak", type=int, default=0, help="seconds of mixed traffic (RSS)")
     parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER, help="admin URL")
-    parser.add_argument("--quick", action="store_true", help="3 s cells, fewer games")
+    parser.add_argument("--quick", action="store_true", help="3 s cells, fewer games, unless given")
     parser.add_argument("--json", type=Path, help="also write the cells as JSON here")
     parser.add_argument(
         "--interleave",
@@ -74,12 +84,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.quick:
-        args.duration = min(args.duration, 3.0)
-        args.games = min(args.games, 1000)
-        args.decide_games = min(args.decide_games, 300)
-        args.resolve_games = min(args.resolve_games, 1500)
-        args.peer_matches = min(args.peer_matches, 300)
-        args.peer_join_matches = min(args.peer_join_matches, 1000)
+        # Shorter cells and fewer games, except where the command line names a value.
+        for name, quick in QUICK.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, quick)
     args.connections = [int(c) for c in args.connections.split(",")]
     names = [s.strip() for s in args.scenarios.split(",")]
     if args.in_app:
