@@ -24,8 +24,10 @@ export function ruleRef(id: string): HTMLElement {
   if (text === null) return h("code", { class: "rule" }, id);
   const tipId = `rule-tip-${++tips}`;
   const tip = h("span", { class: "rule-tip", role: "tooltip", id: tipId }, text);
-  const ref = h("span", { class: "rule-ref", "data-rule": id });
+  // Pinned open, it stays open when a live update redraws its section (`replace`).
+  const ref = h("span", { class: "rule-ref", "data-rule": id, "data-pin": id });
   const place = () => keepInView(tip);
+  ref.addEventListener("reopen", place);
   const button = h(
     "button",
     {

@@ -119,6 +119,11 @@ test("rule ids explain themselves on tap, hover and focus, in the page's languag
   await phone.locator('[data-result="2"]').waitFor();
   assert.equal(await phone.locator('[data-result="1"] details[open]').count(), 1);
   assert.equal(await outcome.locator("details[open]").count(), 1);
+  // Nor does it close the rule the phone's reader pinned open (placed within the screen).
+  const pinned = phone.locator('[data-result="1"] .rule-ref[data-rule="R-REP-5"]');
+  assert.equal(await pinned.locator(".rule-tip", { hasText: TEXTS["R-REP-5"].it }).isVisible(), true);
+  const pinnedBox = await pinned.locator(".rule-tip").boundingBox();
+  assert.ok(pinnedBox.x >= 0 && pinnedBox.x + pinnedBox.width <= 360, JSON.stringify(pinnedBox));
   await tapFaith(host, "p1", 5);
   await host.locator('#report .rule-ref[data-rule="R-REP-6"]').waitFor();
   await phone.locator('#my-status .rule-ref[data-rule="R-REP-6"]').waitFor();
