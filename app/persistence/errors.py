@@ -4,6 +4,7 @@ or an answer from a working database."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -42,9 +43,12 @@ def _is_unavailable_driver_error(orig: BaseException | None) -> bool:
     if isinstance(orig, sqlite3.OperationalError):
         message = str(orig).lower()
         return "database is locked" in message or "unable to open database" in message
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - psycopg is a dependency
+    # Looked up, not imported: a process on SQLite never loads psycopg, and no psycopg
+    # error exists before something has. An import here would load the driver on SQLite
+    # at the first rule refused inside a unit of work (every error passes here), stalling
+    # the process while it loads and keeping it in memory.
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is None:
         return False
     if isinstance(orig, psycopg.InterfaceError):
         return True
@@ -95,8 +99,5 @@ def is_connect_timeout(exc: BaseException) -> bool:
     """True when ``exc`` is a new connection that got no answer within ``connect_timeout``
     (a server that accepts connections but does not answer them: frozen, or overloaded)."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
-    try:
-        from psycopg.errors import ConnectionTimeout
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        return False
-    return isinstance(orig, ConnectionTimeout)
+    psycopg = sys.modules.get("psycopg")  # looked up, as in _is_unavailable_driver_error
+    return psycopg is not None and isinstance(orig, psycopg.errors.ConnectionTimeout)
