@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from app.persistence.changes import ChangeFeed
 from app.persistence.db import Database
-from app.persistence.models import utcnow
 from app.services.retention import Retention
+from app.services.stored import utcnow
 from app.settings import Settings, get_settings
 
 

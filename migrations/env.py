@@ -7,10 +7,10 @@ from sqlalchemy import Connection, create_engine
 from sqlalchemy.pool import NullPool
 
 from app.persistence.db import normalize_url
-from app.persistence.models import Base
+from app.persistence.tables import METADATA
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = METADATA
 
 
 def _url() -> str:

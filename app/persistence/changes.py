@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 
 from app.persistence.connections import libpq_conninfo
-from app.persistence.statements import GAMES
+from app.persistence.tables import GAMES
 from app.services.storage import GONE, Listener
 from app.services.storage import ChangeFeed as PortChangeFeed
 from app.services.stored import LoggedEvent

@@ -10,7 +10,8 @@ from sqlalchemy.exc import DBAPIError
 
 from app.persistence.errors import is_lock_not_available
 from app.persistence.key_answers import answer_columns, answer_from
-from app.persistence.statements import KEYS, dialect_insert
+from app.persistence.statements import dialect_insert
+from app.persistence.tables import IDEMPOTENCY_KEYS
 from app.services.storage import KeyLocked, KeyTaken
 from app.services.stored import KeyRecord, Outcome
 
@@ -24,7 +25,7 @@ class IdempotencyRepository:
     ) -> Row[Any] | None:
         """The key's row; ``for_update`` locks it (PostgreSQL), and with ``nowait`` a row
         locked by another transaction raises at once (see ``is_lock_not_available``)."""
-        statement = select(KEYS).where(KEYS.c.key_hash == key_hash)
+        statement = select(IDEMPOTENCY_KEYS).where(IDEMPOTENCY_KEYS.c.key_hash == key_hash)
         if for_update:
             statement = statement.with_for_update(nowait=nowait)
         return self.connection.execute(statement).one_or_none()
@@ -34,9 +35,9 @@ class IdempotencyRepository:
         does. ``INSERT ... ON CONFLICT DO NOTHING`` leaves the transaction usable either
         way."""
         statement = (
-            dialect_insert(self.connection)(KEYS)
+            dialect_insert(self.connection)(IDEMPOTENCY_KEYS)
             .values(values)
-            .on_conflict_do_nothing(index_elements=[KEYS.c.key_hash])
+            .on_conflict_do_nothing(index_elements=[IDEMPOTENCY_KEYS.c.key_hash])
         )
         # Without preserve_rowcount, an INSERT's rowcount is not kept (psycopg gives -1).
         result = self.connection.execute(statement.execution_options(preserve_rowcount=True))
@@ -49,17 +50,19 @@ class IdempotencyRepository:
         all (its COMMIT reached the server before the cut): its stored answer stays, for
         the retry to replay instead of acting twice."""
         self.connection.execute(
-            delete(KEYS).where(KEYS.c.key_hash == key_hash, KEYS.c.state == "in_flight")
+            delete(IDEMPOTENCY_KEYS).where(
+                IDEMPOTENCY_KEYS.c.key_hash == key_hash, IDEMPOTENCY_KEYS.c.state == "in_flight"
+            )
         )
 
     def purge_expired(self, now: datetime, limit: int | None = None) -> int:
         """Delete the keys whose ``expires_at`` is before ``now`` (at most ``limit``);
         return how many."""
-        expired = KEYS.c.expires_at < now
+        expired = IDEMPOTENCY_KEYS.c.expires_at < now
         if limit is not None:
-            batch = select(KEYS.c.key_hash).where(expired).limit(limit)
-            expired = KEYS.c.key_hash.in_(batch.scalar_subquery())
-        result = self.connection.execute(delete(KEYS).where(expired))
+            batch = select(IDEMPOTENCY_KEYS.c.key_hash).where(expired).limit(limit)
+            expired = IDEMPOTENCY_KEYS.c.key_hash.in_(batch.scalar_subquery())
+        result = self.connection.execute(delete(IDEMPOTENCY_KEYS).where(expired))
         assert isinstance(result, CursorResult)
         return result.rowcount
 
@@ -97,7 +100,9 @@ class IdempotencyKeys:
 
     def extend_lease(self, key_hash: str, locked_until: datetime) -> None:
         self.connection.execute(
-            update(KEYS).where(KEYS.c.key_hash == key_hash).values(locked_until=locked_until)
+            update(IDEMPOTENCY_KEYS)
+            .where(IDEMPOTENCY_KEYS.c.key_hash == key_hash)
+            .values(locked_until=locked_until)
         )
 
     def complete(
@@ -110,8 +115,8 @@ class IdempotencyKeys:
         body: bytes,
     ) -> None:
         self.connection.execute(
-            update(KEYS)
-            .where(KEYS.c.key_hash == key_hash)
+            update(IDEMPOTENCY_KEYS)
+            .where(IDEMPOTENCY_KEYS.c.key_hash == key_hash)
             .values(
                 state="completed",
                 game_id=game_id,

@@ -26,14 +26,12 @@ from app.persistence.idempotency_keys import IdempotencyRepository as Idempotenc
 from app.persistence.statements import (
     CREDENTIALS_CHANGE,
     EVENT_APPEND,
-    EVENTS,
     GAME_DOCUMENT,
     GAME_VERSION,
-    GAMES,
-    KEYS,
     KEYS_GONE,
     NOTIFY_EACH,
 )
+from app.persistence.tables import EVENTS, GAMES, IDEMPOTENCY_KEYS
 from app.services.storage import ChangeFeed as PortChangeFeed
 from app.services.storage import LostRace
 from app.services.stored import Credentials as Credentials
@@ -215,7 +213,11 @@ class GameRepository:
         if not game_ids:
             return 0
         self.connection.execute(delete(EVENTS).where(EVENTS.c.game_id.in_(game_ids)))
-        self.connection.execute(update(KEYS).where(KEYS.c.game_id.in_(game_ids)).values(KEYS_GONE))
+        self.connection.execute(
+            update(IDEMPOTENCY_KEYS)
+            .where(IDEMPOTENCY_KEYS.c.game_id.in_(game_ids))
+            .values(KEYS_GONE)
+        )
         result = self.connection.execute(delete(GAMES).where(GAMES.c.id.in_(game_ids)))
         assert isinstance(result, CursorResult)
         for channel in sorted({n.channel for n in notify}):

@@ -5,14 +5,13 @@ again, which cost a change more than its two round trips on loopback (bench/RESU
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     Connection,
     Dialect,
     Select,
     String,
-    Table,
     bindparam,
     func,
     insert,
@@ -22,13 +21,8 @@ from sqlalchemy import (
 )
 
 from app.persistence.key_answers import answer_columns
-from app.persistence.models import CreationLimit, Event, Game, IdempotencyKey
+from app.persistence.tables import EVENTS, GAMES
 from app.services.stored import Outcome
-
-GAMES = cast(Table, Game.__table__)
-EVENTS = cast(Table, Event.__table__)
-KEYS = cast(Table, IdempotencyKey.__table__)
-LIMITS = cast(Table, CreationLimit.__table__)
 
 GAME_STATE = select(
     GAMES.c.version,

@@ -4,8 +4,8 @@ Revision ID: 0001_initial
 Revises:
 Create Date: 2026-11-30
 
-Written out in full (no imports from ``app``) so that it never changes when the models do.
-Constraint names follow ``app.persistence.models.NAMING_CONVENTION``.
+Written out in full (no imports from ``app``) so that it never changes when the tables do.
+Constraint names follow ``app.persistence.tables.NAMING_CONVENTION``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app.persistence.models import Game
+from app.persistence.tables import GAMES
 from tests.api.conftest import GameHandle, create_game
 from tests.api.test_api_support import (
     assert_gains_explained,
@@ -32,7 +32,7 @@ def bearer(token: str) -> dict[str, str]:
 
 def count_games(app: FastAPI) -> int:
     with app.state.db.transaction(write=False) as connection:
-        return int(connection.scalar(select(func.count()).select_from(Game)) or 0)
+        return int(connection.scalar(select(func.count()).select_from(GAMES)) or 0)
 
 
 # ---- create ----------------------------------------------------------------------------
@@ -80,8 +80,7 @@ async def test_tokens_are_stored_hashed_never_readable(
     client: httpx.AsyncClient, app: FastAPI, game: GameHandle
 ) -> None:
     with app.state.db.transaction(write=False) as connection:
-        table = Game.__table__
-        stored = connection.execute(select(table).where(table.c.id == game.id)).one_or_none()
+        stored = connection.execute(select(GAMES).where(GAMES.c.id == game.id)).one_or_none()
         assert stored is not None
         assert stored.host_token_hash == hashlib.sha256(game.host_token.encode()).hexdigest()
         hashes = dict(stored.player_token_hashes)

@@ -12,12 +12,13 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import Row, func, select
+from sqlalchemy import Row, Table, func, select
 
 from app.api.schemas.games import GameCreate, ResolutionCreate
-from app.persistence.models import Event, Game, utcnow
 from app.persistence.repositories import IdempotencyRepository
+from app.persistence.tables import EVENTS, GAMES
 from app.services.idempotency import request_fingerprint
+from app.services.stored import utcnow
 from app.services.tokens import idempotency_key_hash
 from tests.api.conftest import GameHandle
 from tests.api.test_api_support import assert_problem, assert_unchanged, snapshot
@@ -25,9 +26,9 @@ from tests.api.test_api_support import assert_problem, assert_unchanged, snapsho
 BODY: dict[str, Any] = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 7}
 
 
-def count(app: FastAPI, model: type[Any]) -> int:
+def count(app: FastAPI, table: Table) -> int:
     with app.state.db.transaction(write=False) as connection:
-        return int(connection.scalar(select(func.count()).select_from(model)) or 0)
+        return int(connection.scalar(select(func.count()).select_from(table)) or 0)
 
 
 def stored_key(app: FastAPI, scope: str, key: str) -> Row[Any] | None:
@@ -74,7 +75,7 @@ async def test_create_game_replay_is_byte_for_byte_with_tokens(
     first = await create(client, "key-create-1-0123456789abcdef", BODY)
     assert first.status_code == 201, first.text
     assert "idempotent-replayed" not in first.headers
-    events_before = count(app, Event)
+    events_before = count(app, EVENTS)
     for _ in range(2):
         again = await create(client, "key-create-1-0123456789abcdef", BODY)
         assert again.status_code == 201
@@ -83,7 +84,7 @@ async def test_create_game_replay_is_byte_for_byte_with_tokens(
         assert again.headers["location"] == first.headers["location"]
         assert again.headers["etag"] == first.headers["etag"]
         assert again.headers["content-type"].startswith("application/json")
-    assert count(app, Game) == 1 and count(app, Event) == events_before == 1
+    assert count(app, GAMES) == 1 and count(app, EVENTS) == events_before == 1
     replayed = again.json()
     assert set(replayed["player_tokens"]) == {"p1", "p2"}
     read = await client.get(
@@ -93,7 +94,7 @@ async def test_create_game_replay_is_byte_for_byte_with_tokens(
     # Another key is another game.
     other = await create(client, "key-create-2-0123456789abcdef", BODY)
     assert other.status_code == 201 and other.json()["game"]["id"] != first.json()["game"]["id"]
-    assert count(app, Game) == 2
+    assert count(app, GAMES) == 2
 
 
 async def test_create_game_key_reused_with_another_body_is_422(
@@ -106,7 +107,7 @@ async def test_create_game_key_reused_with_another_body_is_422(
         client, "key-reuse-0123456789abcdef", {**BODY, "players_enter_faith": True}
     )
     assert_problem(response, 422, "idempotency-key-reused")
-    assert count(app, Game) == 1
+    assert count(app, GAMES) == 1
 
 
 async def test_stored_answer_is_encrypted_and_the_key_hashed(
@@ -135,7 +136,7 @@ async def test_create_game_in_flight_is_409(client: httpx.AsyncClient, app: Fast
     with in_flight(app, "createGame", "key-busy-0123456789abcdef", fingerprint):
         response = await create(client, "key-busy-0123456789abcdef", BODY)
         assert_problem(response, 409, "idempotency-in-flight")
-        assert count(app, Game) == 0
+        assert count(app, GAMES) == 0
         # Another body under the same key is still a reuse, in flight or not.
         assert_problem(
             await create(client, "key-busy-0123456789abcdef", {**BODY, "seed": 9}),
@@ -155,7 +156,7 @@ async def test_create_game_in_flight_past_its_lease_is_taken_over(
     insert_in_flight(app, "createGame", "key-dead-0123456789abcdef", fingerprint, seconds=-1)
     response = await create(client, "key-dead-0123456789abcdef", BODY)
     assert response.status_code == 201, response.text
-    assert count(app, Game) == 1
+    assert count(app, GAMES) == 1
     replay = await create(client, "key-dead-0123456789abcdef", BODY)
     assert replay.headers["idempotent-replayed"] == "true" and replay.content == response.content
 
@@ -166,7 +167,7 @@ async def test_bad_idempotency_key_is_422(client: httpx.AsyncClient, app: FastAP
     for key in weak:
         response = await create(client, key, BODY)
         assert_problem(response, 422, "validation-error", loc=["header", "Idempotency-Key"])
-    assert count(app, Game) == 0
+    assert count(app, GAMES) == 0
 
 
 async def test_a_uuid_or_22_base64url_characters_are_strong_keys(client: httpx.AsyncClient) -> None:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from fastapi import FastAPI
 from sqlalchemy import select, update
 
-from app.persistence.models import Game
+from app.persistence.tables import GAMES
 from tests.api.conftest import GameHandle
 
 
 def _stored(app: FastAPI, game_id: str) -> tuple[str | None, str | None]:
     with app.state.db.transaction(write=False) as connection:
         row = connection.execute(
-            select(Game.document, Game.document_key).where(Game.id == game_id)
+            select(GAMES.c.document, GAMES.c.document_key).where(GAMES.c.id == game_id)
         ).one()
     return row.document, row.document_key
 
@@ -34,8 +34,8 @@ async def test_a_document_of_another_renderer_is_rendered_again_and_stored(
     fresh = (await game.client.get(game.url, headers=game.host())).content
     with app.state.db.transaction(write=True) as connection:
         connection.execute(
-            update(Game)
-            .where(Game.id == game.id)
+            update(GAMES)
+            .where(GAMES.c.id == game.id)
             .values(document='{"stale": true}', document_key="old")
         )
     response = await game.client.get(game.url, headers=game.host())
@@ -49,6 +49,6 @@ async def test_a_document_of_another_renderer_is_rendered_again_and_stored(
     # Without a document at all (a game the migration moved), the same.
     with app.state.db.transaction(write=True) as connection:
         connection.execute(
-            update(Game).where(Game.id == game.id).values(document=None, document_key=None)
+            update(GAMES).where(GAMES.c.id == game.id).values(document=None, document_key=None)
         )
     assert (await game.client.get(game.url, headers=game.host())).content == fresh

@@ -1,4 +1,4 @@
-"""Every revision goes up, down and up again; the head matches the models."""
+"""Every revision goes up, down and up again; the head matches the tables."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sqlalchemy.pool import NullPool
 
 from app.persistence.db import normalize_url
 from app.persistence.migrate import alembic_config, downgrade, upgrade
-from app.persistence.models import NAMING_CONVENTION, Base
+from app.persistence.tables import METADATA, NAMING_CONVENTION
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,7 +64,7 @@ def test_every_revision_walks_up_down_and_up_again(empty_url: str) -> None:
         current, tables = _state(empty_url)
         assert current == revision.revision
         seen_tables.append(tables)
-    assert seen_tables[-1] == set(Base.metadata.tables)
+    assert seen_tables[-1] == set(METADATA.tables)
 
     for index in reversed(range(len(revisions))):
         target = revisions[index - 1].revision if index > 0 else "base"
@@ -78,8 +78,8 @@ def test_every_revision_walks_up_down_and_up_again(empty_url: str) -> None:
             assert tables == set()
 
     upgrade(empty_url)
-    assert _state(empty_url) == (revisions[-1].revision, set(Base.metadata.tables))
-    assert _diff(empty_url, Base.metadata) == []
+    assert _state(empty_url) == (revisions[-1].revision, set(METADATA.tables))
+    assert _diff(empty_url, METADATA) == []
 
 
 def test_migrating_twice_is_a_no_op(empty_url: str) -> None:
@@ -89,16 +89,16 @@ def test_migrating_twice_is_a_no_op(empty_url: str) -> None:
     assert _state(empty_url) == first
 
 
-def test_head_migration_matches_the_models(empty_url: str) -> None:
+def test_head_migration_matches_the_tables(empty_url: str) -> None:
     upgrade(empty_url)
-    assert _diff(empty_url, Base.metadata) == []
+    assert _diff(empty_url, METADATA) == []
 
 
 def test_the_comparison_sees_a_model_the_migrations_lack(empty_url: str) -> None:
     """Guards the test above: a model change without a migration is reported."""
     upgrade(empty_url)
     drifted = MetaData(naming_convention=NAMING_CONVENTION)
-    for table in Base.metadata.sorted_tables:
+    for table in METADATA.sorted_tables:
         table.to_metadata(drifted)
     drifted.tables["games"].append_column(Column("extra", Integer, nullable=True))
     diff = _diff(empty_url, drifted)
@@ -122,4 +122,4 @@ def test_two_processes_upgrading_at_once_both_succeed(postgres_url: str) -> None
         assert process.returncode == 0, stderr
     current, tables = _state(postgres_url)
     assert current == _revisions_base_to_head(postgres_url)[-1].revision
-    assert tables == set(Base.metadata.tables)
+    assert tables == set(METADATA.tables)

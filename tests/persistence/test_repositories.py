@@ -13,13 +13,12 @@ from sqlalchemy.exc import IntegrityError
 from app.domain.game import GameEvent
 from app.persistence.db import Database
 from app.persistence.idempotency_keys import IdempotencyKeys
-from app.persistence.models import utcnow
 from app.persistence.repositories import (
     EventRepository,
     GameRepository,
     IdempotencyRepository,
 )
-from app.services.stored import Outcome
+from app.services.stored import Outcome, utcnow
 from tests.persistence.conftest import AT, GameFactory, credentials, store, store_as_changed
 from tests.statements import count_statements
 

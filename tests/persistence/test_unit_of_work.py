@@ -15,8 +15,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from app.persistence import db as db_module
 from app.persistence.db import Database, is_unavailable_error, normalize_url
-from app.persistence.models import Event, Game
 from app.persistence.repositories import GameRepository
+from app.persistence.tables import EVENTS, GAMES
 from tests.persistence.conftest import AT, GameFactory, credentials, store, store_as_changed
 from tests.statements import count_statements
 
@@ -129,7 +129,7 @@ def test_readers_are_not_blocked_by_a_writer(database_url: str, make_game: GameF
             assert store_as_changed(repository, changed, read_version=loaded.state.version)
             # The write lock is held: a reader still sees the last committed version.
             with database.transaction(write=False) as reader:
-                seen = reader.scalar(select(Game.version).where(Game.id == game.id))
+                seen = reader.scalar(select(GAMES.c.version).where(GAMES.c.id == game.id))
             assert seen == game.version
     finally:
         database.dispose()
@@ -241,7 +241,7 @@ def test_count_statements_counts_an_executemany_once(
         migrated_database.engine.begin() as conn,
         count_statements(migrated_database.engine) as statements,
     ):
-        conn.execute(insert(Event), rows)
+        conn.execute(insert(EVENTS), rows)
     assert len([s for s in statements if s.startswith("INSERT")]) == 1
     with count_statements(migrated_database.engine) as statements:
         pass

@@ -17,8 +17,8 @@ from sqlalchemy import text
 
 from app.main import create_app
 from app.persistence.db import Database
-from app.persistence.models import utcnow
 from app.services.retention import Purged, Retention
+from app.services.stored import utcnow
 from app.settings import Settings
 from tests.retention.conftest import count, create_game, last_changed
 from tests.settings import LIMITS_OFF
