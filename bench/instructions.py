@@ -3,6 +3,7 @@
     python -m bench.instructions final-scores          # 500 requests
     python -m bench.instructions healthz gains final-scores --requests 300
     python -m bench.instructions put-faith --db postgres   # the service's process only
+    python -m bench.instructions put-faith --games 1 --requests 1000   # one game's 1,050 changes
 
 On a machine whose speed drifts, a few percent of wall clock is noise; an instruction
 count is not: the same code, inputs and environment give the same count, whatever else
@@ -34,9 +35,9 @@ WARM_UP = 50
 GAINS = (PAYLOADS / "gains.json").read_bytes()
 FINAL_SCORES = (PAYLOADS / "final_scores.json").read_bytes()
 # What each route is sent: method, path ("{game}": one of the games made at start-up), the
-# body of the i-th request (None: no body) and more headers. Stored routes get the host's
-# bearer token.
-Route = tuple[str, str, Callable[[int], bytes] | None, tuple[tuple[bytes, bytes], ...]]
+# body of the i-th request of a run over so many games (None: no body) and more headers.
+# Stored routes get the host's bearer token.
+Route = tuple[str, str, Callable[[int, int], bytes] | None, tuple[tuple[bytes, bytes], ...]]
 ROUTES: dict[str, Route] = {
     "healthz": ("GET", "/healthz", None, ()),
     "faith-track": ("GET", "/v1/faith-track", None, ()),
@@ -44,30 +45,30 @@ ROUTES: dict[str, Route] = {
     "gains": (
         "POST",
         "/v1/calculations/gains",
-        lambda i: GAINS,
+        lambda i, games: GAINS,
         (),
     ),
     "final-scores": (
         "POST",
         "/v1/calculations/final-scores",
-        lambda i: FINAL_SCORES,
+        lambda i, games: FINAL_SCORES,
         (),
     ),
     "get-game": ("GET", "/v1/games/{game}", None, ()),
     # Games made and not changed are at version 1.
     "get-game-304": ("GET", "/v1/games/{game}", None, ((b"if-none-match", b'"1"'),)),
     # A game's Faith alternates, so that every request logs a change: the i-th request
-    # goes to game i % GAMES, whose n-th request is the i // GAMES-th.
+    # goes to game i % games, whose n-th request is the i // games-th.
     "put-faith": (
         "PUT",
         "/v1/games/{game}/players/p1/faith",
-        lambda i: b'{"faith": %d}' % (3 + (i // GAMES) % 2),
+        lambda i, games: b'{"faith": %d}' % (3 + (i // games) % 2),
         (),
     ),
 }
 # Stored routes take turns over this many games, made at start-up: a game's state grows
 # with each change it logs, so that one game changed a few hundred times would measure a
-# game no table plays (a real one logs a few dozen).
+# game no table plays (a real one logs a few dozen); ``--games 1`` measures just that.
 GAMES = 40
 # Stored routes run with no rate limit and room in a game's log for every change it gets.
 # No retention sweep: its first comes at a random point of its interval, on a clock, so a
@@ -80,7 +81,9 @@ UNLIMITED = {
 }
 
 
-def drive(route: str, requests: int, url: str | None, access_log: bool = False) -> None:
+def drive(
+    route: str, requests: int, url: str | None, access_log: bool = False, games: int = GAMES
+) -> None:
     """Send ``WARM_UP`` then ``requests`` requests of ``route`` to the app, in process, on
     the database at ``url`` (a new SQLite file if None); with ``access_log``, each request
     is logged as the served process logs it (to stdout, which the counter discards)."""
@@ -147,25 +150,25 @@ def drive(route: str, requests: int, url: str | None, access_log: bool = False) 
         async def run() -> None:
             async with app.router.lifespan_context(app):
                 targets: list[tuple[str | None, str]] = [(None, path)]
-                games: list[tuple[str, str]] = []  # each game's host token and id
+                made: list[tuple[str, str]] = []  # each game's host token and id
                 if "{game}" in path:
                     create = (PAYLOADS / "create_game.json").read_bytes()
-                    for _ in range(GAMES):
-                        made = scope("POST", "/v1/games", create, None)
-                        status, answer = await one(made, create)
+                    for _ in range(games):
+                        request = scope("POST", "/v1/games", create, None)
+                        status, answer = await one(request, create)
                         if status != 201:
                             raise SystemExit(f"creating a game answered {status}")
                         game = json.loads(answer)
-                        games.append((game["host_token"], game["game"]["id"]))
-                    targets = [(token, path.format(game=game_id)) for token, game_id in games]
+                        made.append((game["host_token"], game["game"]["id"]))
+                    targets = [(token, path.format(game=game_id)) for token, game_id in made]
                 for i in range(WARM_UP + requests):
-                    body = payload(i) if payload else b""
+                    body = payload(i, games) if payload else b""
                     token, target = targets[i % len(targets)]
                     status, _ = await one(scope(method, target, body, token), body)
                     if i < WARM_UP and status not in (200, 304):
                         raise SystemExit(f"{route}: answered {status}")
                 if method == "PUT":  # what is counted is a change, not a PUT of no change
-                    token, game_id = games[0]
+                    token, game_id = made[0]
                     read = scope("GET", f"/v1/games/{game_id}", b"", token)
                     status, answer = await one(read, b"")
                     changes = json.loads(answer)["version"] - 1
@@ -182,11 +185,13 @@ def count(
     db: str,
     pg_server: str | None,
     access_log: bool = False,
+    games: int = GAMES,
 ) -> int:
     """Instructions of the whole process driving ``requests`` requests of ``route`` to
     the app of ``checkout`` (this script, run by its path, imports ``app`` from there),
     on a new database of kind ``db``."""
     more = ["--access-log"] if access_log else []
+    more += ["--games", str(games)]
     if db == "postgres":
         # Imported here: the driver, run under valgrind, imports nothing it does not measure.
         from bench.harness import DEFAULT_PG_SERVER, fresh_database
@@ -246,16 +251,19 @@ def main() -> None:
     parser.add_argument(
         "--access-log", action="store_true", help="log each request as the served process does"
     )
+    parser.add_argument(
+        "--games", type=int, default=GAMES, help="stored routes take turns over this many games"
+    )
     args = parser.parse_args()
     if args.drive:
-        drive(args.drive, args.requests, args.url, args.access_log)
+        drive(args.drive, args.requests, args.url, args.access_log, args.games)
         return
     unknown = set(args.routes) - set(ROUTES)
     if unknown:
         parser.error(f"unknown routes {sorted(unknown)}; known: {sorted(ROUTES)}")
     for route in args.routes or ["final-scores"]:
         print(f"{route}: counting (two runs under valgrind, about a minute)...", flush=True)
-        where = (args.checkout, args.db, args.pg_server, args.access_log)
+        where = (args.checkout, args.db, args.pg_server, args.access_log, args.games)
         base = count(route, 0, *where)
         total = count(route, args.requests, *where)
         print(f"{route}: {(total - base) // args.requests:,} instructions per request", flush=True)
