@@ -34,7 +34,14 @@ from app.domain.events import (
 )
 from app.domain.json_data import timestamp
 from app.domain.replay import apply, replay
-from app.domain.state import ChangeRef, Decision, GameState, PlayerState, ReportState
+from app.domain.state import (
+    ChangeRef,
+    ChangeStack,
+    Decision,
+    GameState,
+    PlayerState,
+    ReportState,
+)
 from app.domain.views import player_data, player_from_data, report_view
 
 __all__ = [
@@ -42,6 +49,7 @@ __all__ = [
     "MAX_FAITH_DELTA",
     "PLAY_TYPES",
     "ChangeRef",
+    "ChangeStack",
     "Decision",
     "EventType",
     "GameEvent",

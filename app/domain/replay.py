@@ -34,6 +34,7 @@ from app.domain.faith import PERIODS
 from app.domain.report import Outcome
 from app.domain.rounds import FIRST_ROUND, RoundState
 from app.domain.state import (
+    NO_CHANGES,
     ChangeRef,
     Decision,
     Excommunication,
@@ -58,8 +59,8 @@ def apply(
     # stamp out is still right: it is put in after.
     stamp: dict[str, Any] = {"version": seq}
     if event.type in PLAY_TYPES:
-        stamp["undoable"] = (*game.undoable, ChangeRef(seq, cast(PlayType, event.type)))
-        stamp["redoable"] = ()
+        stamp["undoable"] = game.undoable.pushed(ChangeRef(seq, cast(PlayType, event.type)))
+        stamp["redoable"] = NO_CHANGES
     folded = _fold(game, event, at, stamp)
     return folded if folded.version == seq else replace(folded, **stamp)
 
@@ -147,13 +148,13 @@ def _created(game_id: str, seq: int, event: GameCreated) -> GameState:
 def _reverted(game: GameState, event: ChangeReverted) -> GameState:
     change = ChangeRef(event.seq, event.change_type)
     if isinstance(event, ChangeUndone):
-        if game.undoable[-1:] != (change,):
+        if not game.undoable or game.undoable[-1] != change:
             raise ValueError(f"{change} is not the last change of play in effect")
-        game = replace(game, undoable=game.undoable[:-1], redoable=(*game.redoable, change))
+        game = replace(game, undoable=game.undoable[:-1], redoable=game.redoable.pushed(change))
     else:
-        if game.redoable[-1:] != (change,):
+        if not game.redoable or game.redoable[-1] != change:
             raise ValueError(f"{change} is not the change undone last")
-        game = replace(game, redoable=game.redoable[:-1], undoable=(*game.undoable, change))
+        game = replace(game, redoable=game.redoable[:-1], undoable=game.undoable.pushed(change))
     game = replace(game, players=event.players, turn_order=event.turn_order, round=event.round)
     view = event.report
     if view is None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from app.domain.errors import NotFound
 from app.domain.leaders import LeaderId
@@ -60,6 +60,67 @@ class ChangeRef:
     type: PlayType
 
 
+class ChangeStack(Sequence[ChangeRef]):
+    """Changes of play, oldest first: a game's ``undoable`` or ``redoable``. Immutable, and
+    kept as the (seq, type) pairs it is stored as: every change of play pushes onto its
+    game's stack without reading it, so a ``ChangeRef`` is made only of a pair that is read
+    (an undo's, a redo's, the answer's last one), not of the whole stack on every change.
+    Equal to another stack, or to a tuple of ``ChangeRef``, with the same changes."""
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self, pairs: Iterable[Sequence[Any]] = ()) -> None:
+        # Each pair is [seq, type] as stored (a list from JSON) or (seq, type).
+        self._pairs: tuple[Sequence[Any], ...] = tuple(pairs)
+
+    @classmethod
+    def of(cls, *changes: ChangeRef) -> ChangeStack:
+        return cls((change.seq, change.type) for change in changes)
+
+    def pushed(self, change: ChangeRef) -> ChangeStack:
+        """This stack with ``change`` on top."""
+        return ChangeStack((*self._pairs, (change.seq, change.type)))
+
+    def pairs(self) -> tuple[Sequence[Any], ...]:
+        """The stack as JSON-ready [seq, type] pairs, oldest first."""
+        return self._pairs
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    @overload
+    def __getitem__(self, index: int) -> ChangeRef: ...
+    @overload
+    def __getitem__(self, index: slice) -> ChangeStack: ...
+    def __getitem__(self, index: int | slice) -> ChangeRef | ChangeStack:
+        if isinstance(index, slice):
+            return ChangeStack(self._pairs[index])
+        seq, kind = self._pairs[index]
+        return ChangeRef(seq, kind)
+
+    def __iter__(self) -> Iterator[ChangeRef]:
+        return (ChangeRef(seq, kind) for seq, kind in self._pairs)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ChangeStack):
+            return self._plain() == other._plain()
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._plain())
+
+    def __repr__(self) -> str:
+        return f"ChangeStack({list(self)!r})"
+
+    def _plain(self) -> tuple[tuple[int, str], ...]:
+        return tuple((seq, kind) for seq, kind in self._pairs)
+
+
+NO_CHANGES = ChangeStack()
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
     """One game as its events leave it; ``version`` is the seq of the last event.
@@ -78,8 +139,8 @@ class GameState:
     turn_order: tuple[str, ...]
     reports: tuple[ReportState, ...]
     round: RoundState | None = None  # None: the game does not track rounds
-    undoable: tuple[ChangeRef, ...] = ()
-    redoable: tuple[ChangeRef, ...] = ()
+    undoable: ChangeStack = NO_CHANGES
+    redoable: ChangeStack = NO_CHANGES
 
     def player(self, player_id: str) -> PlayerState:
         for player in self.players:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from app.domain.game import (
-    ChangeRef,
+    ChangeStack,
     Decision,
     GameState,
     ReportState,
@@ -51,8 +51,8 @@ def state_data(game: GameState) -> dict[str, Any]:
             for report in game.reports
         ],
         "round": None if game.round is None else asdict(game.round),
-        "undoable": [[c.seq, c.type] for c in game.undoable],
-        "redoable": [[c.seq, c.type] for c in game.redoable],
+        "undoable": game.undoable.pairs(),
+        "redoable": game.redoable.pairs(),
     }
 
 
@@ -84,6 +84,6 @@ def game_state(game_id: str, version: int, data: dict[str, Any]) -> GameState:
             for r in data["reports"]
         ),
         round=None if data["round"] is None else RoundState(**data["round"]),
-        undoable=tuple(ChangeRef(seq, kind) for seq, kind in data["undoable"]),
-        redoable=tuple(ChangeRef(seq, kind) for seq, kind in data["redoable"]),
+        undoable=ChangeStack(data["undoable"]),
+        redoable=ChangeStack(data["redoable"]),
     )
