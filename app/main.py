@@ -143,11 +143,13 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
     app.state.calculations = use_cases.calculations
     game_service = app.state.game_service = use_cases.games
     # Changes take a request thread only once admitted (app/api/platform/admission.py); SQLite's
-    # writers share its one write lock, so they are queued here one at a time.
+    # writers share its one write lock, so they are queued here one at a time, on the loop.
     app.state.write_admission = WriteAdmission(
         slots=1 if db.dialect_name == "sqlite" else settings.write_slots,
         wait_s=settings.db_pool_timeout_ms / 1000,
         check_access=game_service.current_version,
+        # On a SQLite file, an admitted change runs on the event loop, never waiting there.
+        on_the_loop=db.on_the_loop,
     )
     app.state.report_service = use_cases.reports
     app.state.history_service = use_cases.history

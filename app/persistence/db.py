@@ -64,6 +64,7 @@ from app.persistence.errors import is_lock_not_available as is_lock_not_availabl
 from app.persistence.errors import is_unavailable_error as is_unavailable_error
 from app.persistence.errors import unavailable_detail as unavailable_detail
 from app.persistence.json_columns import json_text, json_value
+from app.persistence.sqlite_loop_writes import SqliteLoopWrites
 from app.persistence.sqlite_reads import SqliteLoopReads
 from app.persistence.sqlite_writer import KeptWriteConnection
 from app.persistence.stall import StallBreaker
@@ -129,6 +130,8 @@ class Database:
         self._kept_writer = (
             KeptWriteConnection(write_engine) if self.dialect_name == "sqlite" else None
         )
+        #: A SQLite file's units of work on the event loop (None elsewhere).
+        self.on_the_loop = SqliteLoopWrites(write_engine) if _sqlite_file(self.url) else None
         self._autocommit_engine: Engine | None = None
         if self.dialect_name == "postgresql":
             self._autocommit_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -150,6 +153,10 @@ class Database:
         whose writes are one statement that checks what it read, such as a change stored
         only if its game is still at the version it read (``GameTransactions.changing``).
         """
+        if self.on_the_loop is not None and (run := self.on_the_loop.current()) is not None:
+            with self.on_the_loop.transaction(run, write=write) as connection:
+                yield connection
+            return
         if self.stall is not None:
             self.stall.check()
         with self._connection(write, statement_by_statement) as connection:
@@ -198,10 +205,9 @@ class Database:
         connection that never waits (None for an in-memory SQLite database)."""
         rows: AsyncGameRows | SqliteLoopReads
         if self.dialect_name == "sqlite":
-            path = make_url(self.url).database
-            if not path or path == ":memory:" or path.startswith("file:"):
+            if not _sqlite_file(self.url):
                 return None
-            rows = SqliteLoopReads(path, self)
+            rows = SqliteLoopReads(str(make_url(self.url).database), self)
         elif self.dialect_name == "postgresql":
             # Here, not at the top: it loads psycopg, which a process on SQLite never needs.
             from app.persistence.async_reads import AsyncGameRows
@@ -242,9 +248,21 @@ class Database:
             rows.discard()
         if self._kept_writer is not None:
             self._kept_writer.close()
+        if self.on_the_loop is not None:
+            self.on_the_loop.close()
         self.engine.dispose()
         if self.watchdog is not None:
             self.watchdog.close()
+
+
+def _sqlite_file(url: str) -> bool:
+    """Whether ``url`` is a SQLite database in a file of its own name (not in memory, not a
+    ``file:`` URI, where another connection may not reach the same database)."""
+    parsed = make_url(url)
+    path = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite":
+        return False
+    return path not in ("", ":memory:") and not path.startswith("file:")
 
 
 def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:

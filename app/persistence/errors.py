@@ -67,9 +67,7 @@ def unavailable_detail(exc: BaseException) -> str:
         return str(exc)
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     state = getattr(orig, "sqlstate", None)
-    if state == "55P03" or (
-        isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig).lower()
-    ):
+    if state == "55P03" or is_sqlite_busy(exc):
         return (
             "Another change held what this one needs (the game, or the database's write "
             "lock) for longer than the service waits; retry shortly."
@@ -87,6 +85,12 @@ def unavailable_detail(exc: BaseException) -> str:
 def outage_detail(exc: BaseException) -> str | None:
     """What a client is told about ``exc`` when it is an outage; None when it is not."""
     return unavailable_detail(exc) if is_unavailable_error(exc) else None
+
+
+def is_sqlite_busy(exc: BaseException) -> bool:
+    """True when SQLite refused ``exc``'s statement for a lock another connection holds."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig).lower()
 
 
 def is_lock_not_available(exc: BaseException) -> bool:

@@ -1,4 +1,5 @@
-"""SQLite's writes on one connection kept out of the pool.
+"""SQLite's writes on a thread, on one connection kept out of the pool (most changes run
+on the event loop instead, on a connection of their own: ``sqlite_loop_writes.py``).
 
 A SQLite database has one write lock, and the process's admission lets one change at a
 time take it (``app/api/platform/admission.py``: one write slot on SQLite). Those writes

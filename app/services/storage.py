@@ -43,6 +43,12 @@ class KeyLocked(Exception):
     """Another attempt holds the idempotency key's row (a lock taken without waiting)."""
 
 
+class WouldWait(Exception):
+    """A unit of work opened where nothing may wait (the event loop, see
+    ``Storage.unit_of_work``) found what it needs held by another writer, before its
+    request stored anything: the request must run again where it may wait."""
+
+
 class StorageUnavailable(Exception):
     """The store is unreachable, down, or one of its bounds ran out: a 503, not a bug. Its
     message is what the client is told."""
@@ -225,6 +231,15 @@ class Storage(Protocol):
     def ping(self) -> None:
         """Raise unless the store answers."""
         ...
+
+
+class WorkOnTheLoop(Protocol):
+    """Where the store allows it (a SQLite file), the units of work a request opens within
+    ``running()`` are run on the event loop, and never wait there: one that would raises
+    ``WouldWait`` while its request has stored nothing (``persistence/sqlite_loop_writes.py``).
+    """
+
+    def running(self) -> AbstractContextManager[None]: ...
 
 
 class AsyncGameReads(Protocol):

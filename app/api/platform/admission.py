@@ -20,6 +20,13 @@ SQLite) for up to ``DB_LOCK_TIMEOUT_MS``. So a change is admitted to a thread on
    always finds a thread; on SQLite one, since its writers all take the one write lock
    of the database anyway and are better queued here, in order, than polling for it.
 
+Where the storage lets a change run on the event loop without ever waiting there (a
+SQLite file: ``app/persistence/sqlite_loop_writes.py``), an admitted change runs on the loop
+instead of a request thread, and on a thread only when it would have waited (the storage
+says so before anything is stored) or when it carries an Idempotency-Key (its units of
+work are several: the key's claim, then the work; a lock found taken between them could
+only be waited for). On one write slot, the thread only ever added its hand-offs.
+
 Waiting for 3 and 4 together is bounded by ``DB_POOL_TIMEOUT_MS``; past it the answer is
 a 503 ``service-unavailable`` with ``Retry-After``, counted in
 ``write_gate_refused_total``. A game's creation has no game and no token yet: it waits
@@ -42,9 +49,11 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from prometheus_client import Counter
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from app.api.problems.catalogue import ServiceUnavailable
+from app.services.storage import WorkOnTheLoop, WouldWait
 from app.services.tokens import hash_token
 
 REFUSED = Counter(
@@ -52,6 +61,11 @@ REFUSED = Counter(
     "Changes answered 503 because the previous change of their game (waited_for=game) or "
     "a write slot (waited_for=slot) did not free up within DB_POOL_TIMEOUT_MS.",
     ["waited_for"],
+)
+OFF_THE_LOOP = Counter(
+    "changes_run_again_on_a_thread_total",
+    "Changes begun on the event loop that found the database's lock taken before storing "
+    "anything, and ran again on a request thread (SQLite).",
 )
 
 #: The name of the attribute a declaration sets on an endpoint.
@@ -133,8 +147,9 @@ class Admitted:
 
     def enter(
         self, request: Request, values: Mapping[str, Any]
-    ) -> contextlib.AbstractAsyncContextManager[None]:
-        """The admission of this request, whose endpoint will be called with ``values``."""
+    ) -> contextlib.AbstractAsyncContextManager[WriteAdmission]:
+        """The admission of this request, whose endpoint will be called with ``values``
+        (by the admission's :meth:`WriteAdmission.call`, when it is not async)."""
         gate: WriteAdmission = request.app.state.write_admission
         if self.stores is Stores.GAME_CHANGE:
             return gate.change(values[self.game_param], values[self.token_param])
@@ -150,35 +165,57 @@ class WriteAdmission:
     change the game (404 ``not-found``, 401 ``unauthorized``).
     """
 
-    def __init__(self, *, slots: int, wait_s: float, check_access: CheckAccess) -> None:
+    def __init__(
+        self,
+        *,
+        slots: int,
+        wait_s: float,
+        check_access: CheckAccess,
+        on_the_loop: WorkOnTheLoop | None = None,
+    ) -> None:
         self.slots = slots
         self.wait_s = wait_s
         self._check_access = check_access
+        self._on_the_loop = on_the_loop
         self._admitted: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._turns: dict[str, _Turn] = {}
         self._slots = asyncio.Semaphore(slots)
 
     @contextlib.asynccontextmanager
-    async def change(self, game_id: str, token: str | None) -> AsyncIterator[None]:
+    async def change(self, game_id: str, token: str | None) -> AsyncIterator[WriteAdmission]:
         await self._check(game_id, token)
         self._follow_running_loop()
         deadline = asyncio.get_running_loop().time() + self.wait_s
         async with self._turn(game_id, deadline), self._slot(deadline):
-            yield
+            yield self
 
     @contextlib.asynccontextmanager
-    async def recovery(self, game_id: str) -> AsyncIterator[None]:
+    async def recovery(self, game_id: str) -> AsyncIterator[WriteAdmission]:
         self._follow_running_loop()
         deadline = asyncio.get_running_loop().time() + self.wait_s
         async with self._turn(game_id, deadline), self._slot(deadline):
-            yield
+            yield self
 
     @contextlib.asynccontextmanager
-    async def creation(self) -> AsyncIterator[None]:
+    async def creation(self) -> AsyncIterator[WriteAdmission]:
         self._follow_running_loop()
         async with self._slot(asyncio.get_running_loop().time() + self.wait_s):
-            yield
+            yield self
+
+    async def call(
+        self, endpoint: Callable[..., Any], values: Mapping[str, Any], *, keyed: bool
+    ) -> Any:
+        """What the admitted sync ``endpoint`` answers to ``values``: run on the event loop
+        where the storage allows it and the request has no Idempotency-Key (``keyed``),
+        else, or when it would have waited there, on a request thread."""
+        if self._on_the_loop is not None and not keyed:
+            try:
+                with self._on_the_loop.running():
+                    return endpoint(**values)
+            except WouldWait:
+                OFF_THE_LOOP.inc()
+        return await run_in_threadpool(endpoint, **values)
 
     def busy_games(self) -> int:
         """Games with a change under way or waiting, in this process."""

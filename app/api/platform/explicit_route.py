@@ -145,9 +145,13 @@ def explicit_handler(endpoint: Callable[..., Any], path: str, where: str) -> Han
             raise RequestValidationError(errors, body=None if body is Undefined else body)
         if admitted is None:
             response = await _call(endpoint, is_async, values)
-        else:
+        elif is_async:
             async with admitted.enter(request, values):
-                response = await _call(endpoint, is_async, values)
+                response = await endpoint(**values)
+        else:
+            async with admitted.enter(request, values) as gate:
+                keyed = "idempotency-key" in request.headers
+                response = await gate.call(endpoint, values, keyed=keyed)
         if not isinstance(response, Response):  # its annotation said otherwise
             raise TypeError(f"{where}: an ExplicitRoute's endpoint returns a Response")
         return response

@@ -1,0 +1,185 @@
+"""SQLite's units of work on the event loop: a change without a hand-off to a request
+thread and back, where it never waits.
+
+On SQLite a change takes the database's one write lock, and the process admits one change
+at a time (``app/api/platform/admission.py``), so a thread adds nothing but its hand-offs
+and the GIL passed back and forth, which cost a change more than its statements do
+(bench/RESULTS.md). The admission runs such a change on the loop instead, inside
+:meth:`SqliteLoopWrites.running`, and every unit of work it opens there takes this
+module's connection, which never waits:
+
+- ``busy_timeout = 0``: a lock held by another process, or by a thread of this one (the
+  retention sweep), is refused at once. Before the request has committed anything, that
+  refusal is the port's ``WouldWait``: nothing was stored, and the admission runs the
+  request again on a request thread, where it waits for the lock within the usual bound.
+  After a commit (a request with several units of work), it is what a lock held too long
+  is on a thread: a 503 with ``Retry-After``.
+- ``wal_autocheckpoint = 0``: SQLite checkpoints in the connection that commits, writing
+  the WAL back into the database file and syncing it; that I/O is done by a thread of
+  its own instead (:class:`Checkpoints`), every so many commits made here.
+
+The connection is one, kept, used by one thread at a time; a second event loop's request
+(a test's second client) finds it taken and runs on a thread. An error of the database
+drops it (a new one is made next time); a use case's own refusal only rolls back.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+
+from app.persistence.errors import is_sqlite_busy
+from app.services.storage import WouldWait
+
+logger = logging.getLogger(__name__)
+
+#: Commits on the loop's connection between two checkpoints (SQLite's own default is one
+#: per 1,000 pages of WAL; a change writes a few pages).
+CHECKPOINT_EVERY = 250
+
+
+class LoopRun:
+    """One request's units of work on the loop: whether one has committed yet, and whether
+    the request still runs (a task or a callback made meanwhile copies the context, and so
+    this run, but runs later: its units of work are a thread's, as anywhere else)."""
+
+    __slots__ = ("committed", "running", "thread")
+
+    def __init__(self) -> None:
+        self.committed = False
+        self.running = True
+        self.thread = threading.get_ident()
+
+
+_RUN: ContextVar[LoopRun | None] = ContextVar("sqlite_loop_run", default=None)
+
+
+class SqliteLoopWrites:
+    """The loop's connection to a SQLite file, for the units of work of a request run
+    within :meth:`running` (see the module's docstring)."""
+
+    def __init__(self, write_engine: Engine) -> None:
+        self._engine = write_engine
+        self._free = threading.Lock()
+        self._connection: Connection | None = None
+        self._checkpoints = Checkpoints(write_engine)
+        self._commits = 0
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Within this block, a unit of work of this context is one of the loop's."""
+        run = LoopRun()
+        token = _RUN.set(run)
+        try:
+            yield
+        finally:
+            run.running = False
+            _RUN.reset(token)
+
+    @staticmethod
+    def current() -> LoopRun | None:
+        """The request on the loop whose unit of work is being opened, if any."""
+        run = _RUN.get()
+        if run is None or not run.running or run.thread != threading.get_ident():
+            return None
+        return run
+
+    @contextmanager
+    def transaction(self, run: LoopRun, *, write: bool) -> Iterator[Connection]:
+        """One transaction on the loop's connection (``Database.transaction``'s, there)."""
+        if not self._free.acquire(blocking=False):
+            raise WouldWait("the loop's connection is in use by another thread")
+        try:
+            connection = self._connection or self._connect()
+            try:
+                connection.begin()
+                driver = connection.connection.driver_connection
+                assert isinstance(driver, sqlite3.Connection)
+                driver.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                yield connection
+                connection.commit()
+            except BaseException as exc:
+                self._end_after(connection, exc)
+                if not run.committed and is_sqlite_busy(exc):
+                    raise WouldWait("the database's lock is taken") from exc
+                raise
+            run.committed = True
+            self._commits += 1
+            if self._commits % CHECKPOINT_EVERY == 0:
+                self._checkpoints.request()
+        finally:
+            self._free.release()
+
+    def close(self) -> None:
+        """Close the connection and stop the checkpoints (the database is disposed)."""
+        with self._free:
+            if self._connection is not None:
+                self._connection.invalidate()
+                self._connection = None
+        self._checkpoints.close()
+
+    def _connect(self) -> Connection:
+        connection = self._engine.connect()
+        driver = connection.connection.driver_connection
+        assert isinstance(driver, sqlite3.Connection)
+        driver.execute("PRAGMA busy_timeout = 0")
+        driver.execute("PRAGMA wal_autocheckpoint = 0")
+        self._connection = connection
+        return connection
+
+    def _end_after(self, connection: Connection, exc: BaseException) -> None:
+        """Roll back after ``exc``; drop the connection when the database failed."""
+        try:
+            connection.rollback()
+        except Exception:
+            exc = sqlite3.Error("rollback failed")
+        if isinstance(exc, sqlite3.Error | DBAPIError):
+            # Never back to the pool: its settings are the loop's, not a thread's.
+            connection.invalidate()
+            self._connection = None
+
+
+class Checkpoints:
+    """A thread that checkpoints the WAL when asked (``PASSIVE``: it waits for no reader
+    or writer, and copies what it can)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._wanted = threading.Event()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.done = 0
+
+    def request(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._run, name="sqlite-checkpoints", daemon=True
+            )
+            self._thread.start()
+        self._wanted.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wanted.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._closed:
+                return
+            try:
+                with self._engine.connect() as connection:
+                    connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+                self.done += 1
+            except Exception:  # the next commits ask again
+                logger.warning("a WAL checkpoint failed", exc_info=True)

@@ -1,0 +1,130 @@
+"""On a SQLite file an admitted change runs on the event loop (app/api/platform/admission.py,
+app/persistence/sqlite_loop_writes.py): no request thread, unless the database's lock is
+held elsewhere, when it runs again on a thread, waits there, and the loop goes on serving
+meanwhile; a change with an Idempotency-Key runs on a thread. On PostgreSQL changes run on
+threads as before."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy.engine import make_url
+
+from app.api.platform import admission
+from tests.api.conftest import create_game
+
+
+@pytest.fixture
+def threads(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
+    """The threads the app's units of work run on, from now on."""
+    seen: list[threading.Thread] = []
+    database = app.state.db
+    transaction = database.transaction
+
+    def recorded(**kwargs: Any) -> AbstractContextManager[Any]:
+        seen.append(threading.current_thread())
+        return transaction(**kwargs)
+
+    monkeypatch.setattr(database, "transaction", recorded)
+    return seen
+
+
+@contextmanager
+def held_write_lock(app: FastAPI, seconds: float) -> Iterator[None]:
+    """The database's write lock held by another connection for ``seconds``."""
+    path = Path(str(make_url(app.state.db.url).database))
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    timer = threading.Timer(seconds, holder.rollback)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.join()
+        holder.close()
+
+
+def _reruns() -> float:
+    return admission.OFF_THE_LOOP._value.get()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_change_on_a_sqlite_file_runs_on_the_event_loop(
+    client: httpx.AsyncClient, threads: list[threading.Thread]
+) -> None:
+    game = await create_game(client)
+    threads.clear()
+    before = _reruns()
+    answer = await client.put(
+        f"{game.url}/players/p1/faith", json={"faith": 4}, headers=game.host()
+    )
+    assert answer.status_code == 200, answer.text
+    assert threads and set(threads) == {threading.current_thread()}
+    assert _reruns() == before
+    assert (await game.read())["players"][0]["faith"] == 4
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_change_that_would_wait_runs_again_on_a_thread_while_the_loop_serves(
+    app: FastAPI, client: httpx.AsyncClient, threads: list[threading.Thread]
+) -> None:
+    game = await create_game(client)
+    threads.clear()
+    before = _reruns()
+    with held_write_lock(app, seconds=0.5):
+        started = time.monotonic()
+        change = asyncio.create_task(
+            client.put(f"{game.url}/players/p1/faith", json={"faith": 6}, headers=game.host())
+        )
+        await asyncio.sleep(0.05)
+        read = await client.get(game.url, headers=game.host())
+        read_after = time.monotonic() - started
+        answer = await change
+        changed_after = time.monotonic() - started
+    assert read.status_code == 200 and read.json()["players"][0]["faith"] == 0
+    assert read_after < 0.4  # the loop served while the change waited for the lock
+    assert answer.status_code == 200, answer.text
+    assert changed_after >= 0.45  # it waited for the lock (on a thread), then stored
+    assert _reruns() == before + 1
+    assert threads[0] is threading.current_thread()
+    assert any(t is not threading.current_thread() for t in threads)
+    assert (await game.read())["players"][0]["faith"] == 6
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_change_with_an_idempotency_key_runs_on_a_thread(
+    client: httpx.AsyncClient, threads: list[threading.Thread]
+) -> None:
+    game = await create_game(client)
+    threads.clear()
+    headers = {**game.host(), "Idempotency-Key": str(uuid.uuid4())}
+    url = f"{game.url}/players/p1/faith-changes"
+    answer = await client.post(url, json={"delta": 2}, headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert threads and threading.current_thread() not in threads
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+async def test_a_change_on_postgresql_runs_on_a_thread(
+    app: FastAPI, client: httpx.AsyncClient, threads: list[threading.Thread]
+) -> None:
+    assert app.state.db.on_the_loop is None
+    game = await create_game(client)
+    threads.clear()
+    answer = await client.put(
+        f"{game.url}/players/p1/faith", json={"faith": 4}, headers=game.host()
+    )
+    assert answer.status_code == 200, answer.text
+    assert threads and threading.current_thread() not in threads

@@ -1,0 +1,224 @@
+"""SQLite's units of work on the event loop (app/persistence/sqlite_loop_writes.py): within
+``running()`` a unit of work takes the loop's connection and never waits there. A lock held
+elsewhere is refused at once, as ``WouldWait`` while the request has stored nothing and as
+a 503 once it has; a use case's refusal keeps the connection, a database error drops it,
+and no pooled connection is left with the loop's settings; the loop's commits do not
+checkpoint the WAL themselves, its checkpoint thread does."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from app.persistence import sqlite_loop_writes
+from app.persistence.db import Database, DatabaseTimeouts
+from app.services.storage import StorageUnavailable, WouldWait
+
+# Long enough that a wait for it could not pass for a refusal at once.
+LOCK_MS = 3000
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[Database]:
+    database = Database(
+        f"sqlite:///{tmp_path / 'loop.db'}", timeouts=DatabaseTimeouts(lock_ms=LOCK_MS)
+    )
+    with database.transaction(write=True) as connection:
+        connection.execute(text("CREATE TABLE scratch (n INTEGER, blob BLOB)"))
+    with database.engine.connect() as connection:  # the table in the file itself
+        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    try:
+        yield database
+    finally:
+        database.dispose()
+
+
+def _path(database: Database) -> Path:
+    return Path(str(make_url(database.url).database))
+
+
+def _insert(database: Database, n: int, blob: bytes = b"") -> None:
+    with database.unit_of_work(write=True) as uow:
+        uow.connection.execute(text("INSERT INTO scratch VALUES (:n, :b)"), {"n": n, "b": blob})
+
+
+def _count(database: Database) -> int:
+    with database.transaction(write=False) as connection:
+        return connection.execute(text("SELECT count(*) FROM scratch")).scalar_one()
+
+
+def _driver(database: Database) -> int:
+    with database.transaction(write=False) as connection:
+        return id(connection.connection.driver_connection)  # type: ignore[union-attr]
+
+
+class _HeldLock:
+    """The database's write lock, held by another connection (another process's writer)."""
+
+    def __init__(self, path: Path) -> None:
+        self.holder = sqlite3.connect(
+            path, isolation_level=None, timeout=0, check_same_thread=False
+        )
+
+    def __enter__(self) -> None:
+        self.holder.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, *exc: object) -> None:
+        self.holder.rollback()
+        self.holder.close()
+
+
+def test_a_file_database_has_units_on_the_loop_and_one_in_memory_has_none(tmp_path: Path) -> None:
+    assert Database(f"sqlite:///{tmp_path / 'x.db'}").on_the_loop is not None
+    assert Database("sqlite://").on_the_loop is None
+    assert Database("sqlite:///:memory:").on_the_loop is None
+
+
+def test_units_within_running_share_the_loops_connection_and_not_a_threads(
+    database: Database,
+) -> None:
+    assert database.on_the_loop is not None
+    with database.on_the_loop.running():
+        inside = {_driver(database) for _ in range(3)}
+        _insert(database, 1)
+        with database.transaction(write=True) as connection:
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == 0
+    assert len(inside) == 1
+    with database.transaction(write=True) as connection:  # a thread's, as before
+        assert id(connection.connection.driver_connection) not in inside
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == LOCK_MS
+    assert _count(database) == 1
+
+
+def test_a_lock_held_elsewhere_is_would_wait_at_once_and_nothing_is_stored(
+    database: Database,
+) -> None:
+    assert database.on_the_loop is not None
+    with _HeldLock(_path(database)), database.on_the_loop.running():
+        started = time.monotonic()
+        with pytest.raises(WouldWait):
+            _insert(database, 1)
+        assert time.monotonic() - started < LOCK_MS / 1000 / 10
+    assert _count(database) == 0
+    with database.on_the_loop.running():  # the lock is free: the loop's connection works
+        _insert(database, 2)
+    assert _count(database) == 1
+
+
+def test_after_a_commit_a_lock_held_elsewhere_is_a_503_at_once_not_would_wait(
+    database: Database,
+) -> None:
+    assert database.on_the_loop is not None
+    with database.on_the_loop.running():
+        _insert(database, 1)  # the request has stored something: it cannot run again
+        with _HeldLock(_path(database)):
+            started = time.monotonic()
+            with pytest.raises(StorageUnavailable) as refused:
+                _insert(database, 2)
+            assert time.monotonic() - started < LOCK_MS / 1000 / 10
+    assert not isinstance(refused.value, WouldWait)
+    assert _count(database) == 1
+
+
+def test_outside_running_a_unit_waits_for_the_lock_as_before(database: Database) -> None:
+    lock = _HeldLock(_path(database))
+    lock.__enter__()
+    threading.Timer(0.3, lock.__exit__).start()
+    started = time.monotonic()
+    _insert(database, 1)
+    assert time.monotonic() - started >= 0.25
+    assert _count(database) == 1
+
+
+def test_a_use_cases_refusal_rolls_back_and_keeps_the_connection(database: Database) -> None:
+    assert database.on_the_loop is not None
+    with database.on_the_loop.running():
+        before = _driver(database)
+        with pytest.raises(LookupError), database.unit_of_work(write=True) as uow:
+            uow.connection.execute(text("INSERT INTO scratch VALUES (1, NULL)"))
+            raise LookupError("a rule said no")
+        assert _driver(database) == before
+        _insert(database, 2)
+    assert _count(database) == 1
+
+
+def test_a_database_error_drops_the_connection_and_the_pool_keeps_its_own_settings(
+    database: Database,
+) -> None:
+    assert database.on_the_loop is not None
+    with database.on_the_loop.running():
+        before = _driver(database)
+        with pytest.raises(OperationalError), database.unit_of_work(write=True) as uow:
+            uow.connection.execute(text("INSERT INTO no_such_table VALUES (1)"))
+        assert _driver(database) != before
+        _insert(database, 1)
+    # Every pooled connection still waits for a lock as the settings say.
+    held = [database.engine.connect() for _ in range(3)]
+    try:
+        for connection in held:
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == LOCK_MS
+    finally:
+        for connection in held:
+            connection.close()
+
+
+def test_the_loops_connection_taken_by_another_thread_is_would_wait(database: Database) -> None:
+    assert database.on_the_loop is not None
+    inside, leave = threading.Event(), threading.Event()
+
+    def other_loop() -> None:
+        assert database.on_the_loop is not None
+        with database.on_the_loop.running(), database.transaction(write=False):
+            inside.set()
+            leave.wait(5)
+
+    thread = threading.Thread(target=other_loop)
+    thread.start()
+    try:
+        assert inside.wait(5)
+        with database.on_the_loop.running(), pytest.raises(WouldWait):
+            _insert(database, 1)
+    finally:
+        leave.set()
+        thread.join()
+
+
+def _rows_in_the_file_alone(database: Database, tmp_path: Path) -> int:
+    """The rows of scratch that a copy of the database file, without its WAL, holds: what
+    a checkpoint has written back."""
+    copy = tmp_path / "alone.db"
+    shutil.copyfile(_path(database), copy)
+    connection = sqlite3.connect(copy)
+    try:
+        return connection.execute("SELECT count(*) FROM scratch").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def test_the_loops_commits_leave_checkpoints_to_their_thread(
+    database: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert database.on_the_loop is not None
+    # More WAL than SQLite's automatic checkpoint lets pass (1,000 pages), in fewer commits
+    # than the checkpoint thread waits for: no checkpoint has run.
+    monkeypatch.setattr(sqlite_loop_writes, "CHECKPOINT_EVERY", 20)
+    blob = bytes(400 * 1024)
+    with database.on_the_loop.running():
+        for n in range(19):
+            _insert(database, n, blob)
+    assert _rows_in_the_file_alone(database, tmp_path) == 0
+    with database.on_the_loop.running():
+        _insert(database, 19, blob)  # the 20th commit asks the thread for a checkpoint
+    deadline = time.monotonic() + 10
+    while _rows_in_the_file_alone(database, tmp_path) < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _rows_in_the_file_alone(database, tmp_path) == 20
