@@ -148,6 +148,10 @@ class Database:
         the statements on SQLite, and nothing here uses its identity map
         (bench/RESULTS.md).
 
+        Within a request that runs on the event loop (``on_the_loop.running()``, a SQLite
+        file), on the loop's own connection instead, which never waits
+        (``sqlite_loop_writes.py``).
+
         ``statement_by_statement`` (PostgreSQL; elsewhere ignored): each statement commits
         on its own, with no ``BEGIN`` and ``COMMIT`` round trips around them. Only for work
         whose writes are one statement that checks what it read, such as a change stored
