@@ -14,9 +14,12 @@ module's connection, which never waits:
   request again on a request thread, where it waits for the lock within the usual bound.
   After a commit (a request with several units of work), it is what a lock held too long
   is on a thread: a 503 with ``Retry-After``.
-- ``wal_autocheckpoint = 0``: SQLite checkpoints in the connection that commits, writing
-  the WAL back into the database file and syncing it; that I/O is done by a thread of
-  its own instead (:class:`Checkpoints`), every so many commits made here.
+- SQLite's own automatic checkpoint stays on: it runs in the commit that finds the WAL
+  past 1,000 pages, PASSIVE (it waits for no lock), and the next change starts the WAL
+  over. Its writes and their sync take the loop's time every few hundred changes; a
+  checkpoint on a thread of its own instead never caught up with the loop's commits (the
+  WAL only restarts once every frame is copied), and the WAL grew without bound
+  (bench/RESULTS.md).
 
 The connection is one, kept, used by one thread at a time; a second event loop's request
 (a test's second client) finds it taken and runs on a thread. An error of the database
@@ -25,7 +28,6 @@ drops it (a new one is made next time); a use case's own refusal only rolls back
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -37,12 +39,6 @@ from sqlalchemy.exc import DBAPIError
 
 from app.persistence.errors import is_sqlite_busy
 from app.services.storage import WouldWait
-
-logger = logging.getLogger(__name__)
-
-#: Commits on the loop's connection between two checkpoints (SQLite's own default is one
-#: per 1,000 pages of WAL; a change writes a few pages).
-CHECKPOINT_EVERY = 250
 
 
 class LoopRun:
@@ -69,8 +65,6 @@ class SqliteLoopWrites:
         self._engine = write_engine
         self._free = threading.Lock()
         self._connection: Connection | None = None
-        self._checkpoints = Checkpoints(write_engine)
-        self._commits = 0
 
     @contextmanager
     def running(self) -> Iterator[None]:
@@ -111,26 +105,21 @@ class SqliteLoopWrites:
                     raise WouldWait("the database's lock is taken") from exc
                 raise
             run.committed = True
-            self._commits += 1
-            if self._commits % CHECKPOINT_EVERY == 0:
-                self._checkpoints.request()
         finally:
             self._free.release()
 
     def close(self) -> None:
-        """Close the connection and stop the checkpoints (the database is disposed)."""
+        """Close the connection (the database is disposed)."""
         with self._free:
             if self._connection is not None:
                 self._connection.invalidate()
                 self._connection = None
-        self._checkpoints.close()
 
     def _connect(self) -> Connection:
         connection = self._engine.connect()
         driver = connection.connection.driver_connection
         assert isinstance(driver, sqlite3.Connection)
         driver.execute("PRAGMA busy_timeout = 0")
-        driver.execute("PRAGMA wal_autocheckpoint = 0")
         self._connection = connection
         return connection
 
@@ -144,42 +133,3 @@ class SqliteLoopWrites:
             # Never back to the pool: its settings are the loop's, not a thread's.
             connection.invalidate()
             self._connection = None
-
-
-class Checkpoints:
-    """A thread that checkpoints the WAL when asked (``PASSIVE``: it waits for no reader
-    or writer, and copies what it can)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._wanted = threading.Event()
-        self._closed = False
-        self._thread: threading.Thread | None = None
-        self.done = 0
-
-    def request(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._run, name="sqlite-checkpoints", daemon=True
-            )
-            self._thread.start()
-        self._wanted.set()
-
-    def close(self) -> None:
-        self._closed = True
-        self._wanted.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while True:
-            self._wanted.wait()
-            self._wanted.clear()
-            if self._closed:
-                return
-            try:
-                with self._engine.connect() as connection:
-                    connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
-                self.done += 1
-            except Exception:  # the next commits ask again
-                logger.warning("a WAL checkpoint failed", exc_info=True)
