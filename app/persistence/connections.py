@@ -41,12 +41,21 @@ def normalize_url(url: str) -> str:
         url = "postgresql+psycopg://" + url.removeprefix("postgres://")
     elif url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        database = parsed.database
-        if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    database = sqlite_file(url)
+    if database is not None:
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     return url
+
+
+def sqlite_file(url: str) -> str | None:
+    """The path of ``url``'s database when it is a SQLite file of its own name; None for
+    any other database, an in-memory one or a ``file:`` URI (where another connection may
+    not reach the same database)."""
+    parsed = make_url(url)
+    path = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not path or path == ":memory:":
+        return None
+    return None if path.startswith("file:") else path
 
 
 def libpq_conninfo(url: str) -> str:
@@ -75,19 +84,30 @@ def on_sqlite_connect(
 
 def sqlite_begin_statement(conn: Connection) -> str:
     """How a transaction on ``conn`` begins: a write takes the write lock at once."""
-    mode = conn.get_execution_options().get(SQLITE_BEGIN)
-    return "BEGIN IMMEDIATE" if mode == "immediate" else "BEGIN"
+    return _begin(conn.get_execution_options().get(SQLITE_BEGIN) == "immediate")
 
 
-def begin_on_sqlite(conn: Connection) -> None:
+def _begin(write: bool) -> str:
+    return "BEGIN IMMEDIATE" if write else "BEGIN"
+
+
+def sqlite_driver(conn: Connection) -> sqlite3.Connection:
+    """The sqlite3 connection under ``conn``."""
+    driver = conn.connection.driver_connection
+    assert isinstance(driver, sqlite3.Connection)
+    return driver
+
+
+def begin_on_sqlite(conn: Connection, *, write: bool | None = None) -> None:
+    """Begin ``conn``'s transaction, taking the write lock at once when ``write`` (by
+    default, as ``conn``'s engine says: ``sqlite_begin_statement``)."""
     # Called by Database.transaction, not by a "begin" listener: a listener of the engine's
     # connection events makes SQLAlchemy dispatch its events around every statement.
     # Sent to the driver itself: through exec_driver_sql, a constant statement went through
     # all of SQLAlchemy's execution (events, a cursor, a result) on every transaction. Its
     # error is the driver's own; app/persistence/errors.py reads those as it reads wrapped ones.
-    driver = conn.connection.driver_connection
-    assert isinstance(driver, sqlite3.Connection)
-    driver.execute(sqlite_begin_statement(conn))
+    statement = sqlite_begin_statement(conn) if write is None else _begin(write)
+    sqlite_driver(conn).execute(statement)
 
 
 def postgres_connect_args(url: str, timeouts: DatabaseTimeouts) -> dict[str, Any]:

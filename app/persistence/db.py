@@ -51,6 +51,7 @@ from app.persistence.connections import (
     begin_on_sqlite,
     on_sqlite_connect,
     postgres_connect_args,
+    sqlite_file,
 )
 from app.persistence.connections import DatabaseTimeouts as DatabaseTimeouts
 from app.persistence.connections import libpq_conninfo as libpq_conninfo
@@ -131,7 +132,7 @@ class Database:
             KeptWriteConnection(write_engine) if self.dialect_name == "sqlite" else None
         )
         #: A SQLite file's units of work on the event loop (None elsewhere).
-        self.on_the_loop = SqliteLoopWrites(write_engine) if _sqlite_file(self.url) else None
+        self.on_the_loop = SqliteLoopWrites(write_engine) if sqlite_file(self.url) else None
         self._autocommit_engine: Engine | None = None
         if self.dialect_name == "postgresql":
             self._autocommit_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -209,9 +210,10 @@ class Database:
         connection that never waits (None for an in-memory SQLite database)."""
         rows: AsyncGameRows | SqliteLoopReads
         if self.dialect_name == "sqlite":
-            if not _sqlite_file(self.url):
+            path = sqlite_file(self.url)
+            if path is None:
                 return None
-            rows = SqliteLoopReads(str(make_url(self.url).database), self)
+            rows = SqliteLoopReads(path, self)
         elif self.dialect_name == "postgresql":
             # Here, not at the top: it loads psycopg, which a process on SQLite never needs.
             from app.persistence.async_reads import AsyncGameRows
@@ -257,16 +259,6 @@ class Database:
         self.engine.dispose()
         if self.watchdog is not None:
             self.watchdog.close()
-
-
-def _sqlite_file(url: str) -> bool:
-    """Whether ``url`` is a SQLite database in a file of its own name (not in memory, not a
-    ``file:`` URI, where another connection may not reach the same database)."""
-    parsed = make_url(url)
-    path = parsed.database or ""
-    if parsed.get_backend_name() != "sqlite":
-        return False
-    return path not in ("", ":memory:") and not path.startswith("file:")
 
 
 def _install_watchdog(engine: Engine, watchdog: Watchdog) -> None:

@@ -37,6 +37,7 @@ from contextvars import ContextVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
+from app.persistence.connections import begin_on_sqlite, sqlite_driver
 from app.persistence.errors import is_sqlite_busy
 from app.services.storage import WouldWait
 
@@ -94,9 +95,7 @@ class SqliteLoopWrites:
             connection = self._connection or self._connect()
             try:
                 connection.begin()
-                driver = connection.connection.driver_connection
-                assert isinstance(driver, sqlite3.Connection)
-                driver.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                begin_on_sqlite(connection, write=write)
                 yield connection
                 connection.commit()
             except BaseException as exc:
@@ -117,9 +116,7 @@ class SqliteLoopWrites:
 
     def _connect(self) -> Connection:
         connection = self._engine.connect()
-        driver = connection.connection.driver_connection
-        assert isinstance(driver, sqlite3.Connection)
-        driver.execute("PRAGMA busy_timeout = 0")
+        sqlite_driver(connection).execute("PRAGMA busy_timeout = 0")
         self._connection = connection
         return connection
 

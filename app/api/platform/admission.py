@@ -125,6 +125,7 @@ class Admitted:
     stores: Stores
     game_param: str = "game_id"
     token_param: str = "token"
+    key_param: str = "key"
 
     @classmethod
     def of(cls, endpoint: Callable[..., Any], params: set[str], where: str) -> Admitted | None:
@@ -144,6 +145,10 @@ class Admitted:
         if stores is Stores.GAME_RECOVERY and admitted.game_param not in params:
             raise TypeError(f"{where}: a route that recovers a game takes its game_id")
         return admitted
+
+    def keyed(self, values: Mapping[str, Any]) -> bool:
+        """Whether the request carries an Idempotency-Key (its endpoint's ``key``)."""
+        return values.get(self.key_param) is not None
 
     def enter(
         self, request: Request, values: Mapping[str, Any]
