@@ -12,17 +12,18 @@ from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection
 
 from app.persistence.connections import sqlite_begin_statement
+from app.persistence.driver_statements import DriverStatement
 from app.persistence.sqlite_reads import SqliteLoopReads
 
 
 @contextmanager
 def count_statements(engine: Engine) -> Iterator[list[str]]:
     """Record every SQL statement the engine sends (an executemany counts once), and every
-    one sent on psycopg's async connections and on SQLite's loop connection (the reads of
-    app/persistence/async_reads.py and sqlite_reads.py, which bypass the engine). The
-    ``BEGIN`` psycopg sends itself before the first statement of a transaction counts too:
-    it is a round trip, as SQLite's ``BEGIN`` is a statement (``COMMIT`` counts on
-    neither)."""
+    one that bypasses the engine: on psycopg's async connections and on SQLite's loop
+    connection (the reads of app/persistence/async_reads.py and sqlite_reads.py), and a
+    change's statements sent to SQLite's driver (driver_statements.py). The ``BEGIN``
+    psycopg sends itself before the first statement of a transaction counts too: it is a
+    round trip, as SQLite's ``BEGIN`` is a statement (``COMMIT`` counts on neither)."""
     statements: list[str] = []
 
     def record(
@@ -62,11 +63,21 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
             statements.append(statement)
         return read
 
+    execute_change = DriverStatement.execute
+
+    def record_change(self: DriverStatement, connection: Connection, values: Any) -> Any:
+        # A change's statements on SQLite go to the driver itself (driver_statements.py);
+        # elsewhere they pass through the engine and count there.
+        if self.to_the_driver:
+            statements.append(self.sql)
+        return execute_change(self, connection, values)
+
     event.listen(engine, "before_cursor_execute", record)
     event.listen(engine, "begin", record_begin)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(psycopg.AsyncCursor, "execute", record_async)
         patch.setattr(SqliteLoopReads, "_on_the_loop", record_on_the_loop)
+        patch.setattr(DriverStatement, "execute", record_change)
         try:
             yield statements
         finally:

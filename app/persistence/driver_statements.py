@@ -10,6 +10,15 @@ columns' own types as the dialect implements them (``dialect_impl``, then
 ``bind_processor`` and ``result_processor``: the JSON and timestamp forms Core would
 write and read) before ``exec_driver_sql``. What is stored and read is the same as
 through Core (tests/persistence/test_driver_statements.py).
+
+On SQLite the statement goes to the sqlite3 connection itself, as its ``BEGIN`` does
+(``connections.begin_on_sqlite``): ``exec_driver_sql`` still wraps each call in an
+execution context, a cursor result and its metadata, for a statement whose SQL, values and
+row this module already has in the driver's form (bench/RESULTS.md). Its errors are the
+driver's own, which ``errors.py`` reads as it reads wrapped ones; nothing listens to the
+engine's statements (tests/statements.py counts these where they are sent). PostgreSQL
+keeps SQLAlchemy's execution, whose error handling invalidates a connection the server
+dropped.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from sqlalchemy import Connection, Dialect, Select
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
+from app.persistence.connections import sqlite_driver
 from app.persistence.statements import (
     EVENT_APPEND,
     GAME_CHANGE,
@@ -43,6 +53,7 @@ class DriverStatement:
         binds = compiled.binds
         # Positional (SQLite's ?) in the statement's order, else by name (psycopg's).
         self._positional = compiled.positiontup is not None
+        self.to_the_driver = dialect.name == "sqlite"
         names = compiled.positiontup if compiled.positiontup is not None else list(binds)
         self._parameters: tuple[tuple[str, Processor], ...] = tuple(
             (name, binds[name].type.dialect_impl(dialect).bind_processor(dialect)) for name in names
@@ -61,7 +72,16 @@ class DriverStatement:
         }
 
     def execute(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        """The statement run on ``connection``: the driver's cursor on SQLite, else
+        SQLAlchemy's result (both have ``rowcount``; a row is read by ``first_row``)."""
+        if self.to_the_driver:
+            return sqlite_driver(connection).execute(self.sql, self.parameters(values))
         return connection.exec_driver_sql(self.sql, self.parameters(values))
+
+    def first_row(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        """The statement's first row (a tuple of the driver's values), or None."""
+        result = self.execute(connection, values)
+        return result.fetchone() if self.to_the_driver else result.first()
 
 
 class DriverSelect(DriverStatement):
@@ -78,7 +98,7 @@ class DriverSelect(DriverStatement):
 
     def one_or_none(self, connection: Connection, values: Mapping[str, Any]) -> Any:
         """The one row (its columns by name) or None."""
-        row = self.execute(connection, values).one_or_none()
+        row = self.first_row(connection, values)  # by the game's key: one row at most
         if row is None:
             return None
         return self._row._make(
@@ -111,7 +131,7 @@ class ChangeStatements:
         ``channel`` and ``payload`` of its ``pg_notify``, which only PostgreSQL sends),
         unless the game is no longer at ``read_version``: whether it was stored."""
         if self._in_one_statement:
-            return self._store[announce].execute(connection, values).first() is not None
+            return self._store[announce].first_row(connection, values) is not None
         if self._change.execute(connection, values).rowcount != 1:
             return False
         self._append.execute(connection, values)
