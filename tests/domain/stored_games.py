@@ -10,6 +10,7 @@ from typing import Any
 
 from app.domain import game as rules
 from app.domain import history
+from app.domain.errors import ServiceError
 from app.domain.game import GameEvent, GameState, NewPlayer
 from app.domain.tiles import Catalogue
 from app.services.tile_packs import load_catalogue
@@ -70,3 +71,33 @@ class Table:
 
     def replayed(self) -> GameState:
         return rules.replay("g", self.log)
+
+
+# What each step of tests/support/play_steps.py runs.
+PLAYED_BY: dict[str, Any] = {
+    "faith": rules.set_faith,
+    "delta": rules.change_faith,
+    "leaders": rules.set_leaders,
+    "turn_order": rules.set_turn_order,
+    "decision": rules.set_decision,
+    "resolve": rules.resolve,
+    "round": rules.advance_round,
+}
+
+
+def played(
+    plays: Sequence[tuple[Any, ...]], track_rounds: bool, names: Sequence[str] = ()
+) -> tuple[Table, list[tuple[Any, ...]]]:
+    """A table of ``names`` (``Table``'s by default) that played ``plays``, each a step of
+    tests/support/play_steps.py (those the rules refused, and those that changed
+    nothing, left nothing), and the ones that were stored."""
+    table = Table(*names, track_rounds=track_rounds)
+    stored = []
+    for kind, *args in plays:
+        try:
+            if table.play(PLAYED_BY[kind], *args) is None:
+                continue  # a change that changes nothing logs nothing
+        except ServiceError:
+            continue
+        stored.append((kind, *args))
+    return table, stored

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.domain import game as rules
-from app.domain.errors import NothingToRedo, NothingToUndo, ReportResolved, ServiceError
+from app.domain.errors import NothingToRedo, NothingToUndo, ReportResolved
 from app.domain.game import GameState, report_view
-from tests.domain.stored_games import Table
+from tests.domain.stored_games import Table, played
 from tests.support.play_steps import PLAY_STEPS
 
 
@@ -143,33 +143,6 @@ def test_r_undo_3_redoing_a_resolution_puts_its_outcomes_back_with_their_time() 
 
 # ---- the property: undoing any suffix is never having made it ----------------------------
 
-COMMANDS: dict[str, Any] = {
-    "faith": rules.set_faith,
-    "delta": rules.change_faith,
-    "leaders": rules.set_leaders,
-    "turn_order": rules.set_turn_order,
-    "decision": rules.set_decision,
-    "resolve": rules.resolve,
-    "round": rules.advance_round,
-}
-
-
-def _played(
-    plays: list[tuple[Any, ...]], track_rounds: bool
-) -> tuple[Table, list[tuple[Any, ...]]]:
-    """A table that played ``plays`` (those the rules refused, and those that changed
-    nothing, left nothing), and the ones that were stored."""
-    table = Table(track_rounds=track_rounds)
-    stored = []
-    for kind, *args in plays:
-        try:
-            if table.play(COMMANDS[kind], *args) is None:
-                continue  # a change that changes nothing logs nothing
-        except ServiceError:
-            continue
-        stored.append((kind, *args))
-    return table, stored
-
 
 def _same(a: GameState, b: GameState) -> bool:
     """The same game whatever its version, its seqs and its times: same players, turn
@@ -199,12 +172,12 @@ def _same(a: GameState, b: GameState) -> bool:
 def test_r_undo_3_undoing_the_last_changes_is_never_having_made_them(
     plays: list[tuple[Any, ...]], undone: int, track_rounds: bool
 ) -> None:
-    table, stored = _played(plays, track_rounds)
+    table, stored = played(plays, track_rounds)
     undone = min(undone, len(stored))
     had = table.game
     for _ in range(undone):
         table.undo()
-    never, _ = _played(stored[: len(stored) - undone], track_rounds)
+    never, _ = played(stored[: len(stored) - undone], track_rounds)
     assert _same(table.game, never.game)
     assert [c.type for c in reversed(table.game.redoable)] == [
         c.type for c in had.undoable[len(had.undoable) - undone :]
