@@ -12,8 +12,9 @@ module's connection, which never waits:
   retention sweep), is refused at once. Before the request has committed anything, that
   refusal is the port's ``WouldWait``: nothing was stored, and the admission runs the
   request again on a request thread, where it waits for the lock within the usual bound.
-  After a commit (a request with several units of work), it is what a lock held too long
-  is on a thread: a 503 with ``Retry-After``.
+  After a write has committed (a request with several units of work that write), it is
+  what a lock held too long is on a thread: a 503 with ``Retry-After``. A read before the
+  write (a keyed change checks the token before its replay) stored nothing.
 - SQLite's own automatic checkpoint stays on: it runs in the commit that finds the WAL
   past 1,000 pages, PASSIVE (it waits for no lock), and the next change starts the WAL
   over. Its writes and their sync take the loop's time every few hundred changes; a
@@ -43,7 +44,7 @@ from app.services.storage import WouldWait
 
 
 class LoopRun:
-    """One request's units of work on the loop: whether one has committed yet, and whether
+    """One request's units of work on the loop: whether a write has committed yet, and whether
     the request still runs (a task or a callback made meanwhile copies the context, and so
     this run, but runs later: its units of work are a thread's, as anywhere else)."""
 
@@ -103,7 +104,8 @@ class SqliteLoopWrites:
                 if not run.committed and is_sqlite_busy(exc):
                     raise WouldWait("the database's lock is taken") from exc
                 raise
-            run.committed = True
+            # A read stored nothing: the request may still be run again on a thread.
+            run.committed = run.committed or write
         finally:
             self._free.release()
 

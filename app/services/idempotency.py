@@ -6,10 +6,14 @@ in it before committing: an answer is replayable exactly when its change is dura
 
 Who is still in flight? On PostgreSQL the row lock says so exactly: a retry that finds
 the row locked gets 409 ``idempotency-in-flight``; one that can take the lock knows the
-first attempt died (a crash, a database outage) and takes over at once. SQLite serializes
-every writer, so a retry never overlaps the work; there an in-flight row whose short
-lease has not run out still answers 409. A request that fails releases its key so the
-client may retry it.
+first attempt died (a crash, a database outage) and takes over at once. A request that
+fails releases its key so the client may retry it.
+
+SQLite serializes every writer, so a retry never overlaps the work: there the claim, the
+work and the answer are one transaction, and a key is never seen in flight (a retry waits
+for the database's lock, then replays the answer); one that fails or dies stores nothing,
+its key included. An in-flight row left by an earlier release, whose short lease has not
+run out, still answers 409.
 """
 
 from __future__ import annotations
@@ -96,6 +100,10 @@ class Idempotency:
             return
 
         key_hash = idempotency_key_hash(scope, key)
+        if not self.storage.concurrent_writers:
+            with self._claimed_with_the_work(key_hash, fingerprint, scope, key) as attempt:
+                yield attempt
+            return
         replay = self._claim(key_hash, fingerprint, scope, key)
         if replay is not None:
             yield Attempt(replay=replay)
@@ -111,13 +119,7 @@ class Idempotency:
                 attempt = Attempt(uow)
                 yield attempt
                 if row is not None and attempt.answer is not None:
-                    uow.keys.complete(
-                        key_hash,
-                        game_id=attempt.answer.game_id,
-                        outcome=attempt.answer.outcome,
-                        version=attempt.answer.version,
-                        body=seal(scope, key, attempt.answer.body),
-                    )
+                    self._complete(uow, key_hash, scope, key, attempt.answer)
         except BaseException:
             self._release(key_hash)
             raise
@@ -143,43 +145,79 @@ class Idempotency:
             attempt.answer = work(attempt.uow)
         return attempt.answer
 
-    def _claim(self, key_hash: str, fingerprint: str, scope: str, key: str) -> Answer | None:
-        now = utcnow()
+    @contextmanager
+    def _claimed_with_the_work(
+        self, key_hash: str, fingerprint: str, scope: str, key: str
+    ) -> Iterator[Attempt]:
+        """Where writers take turns on one lock (SQLite): the claim, the work and its answer
+        in one write transaction. No other attempt can find this one in flight, and one
+        that fails or dies stores nothing, its key included, so that its retry starts
+        afresh; the request has one unit of work, which the event loop may run (a lock
+        taken elsewhere before it sends it to a thread, app/api/platform/admission.py)."""
         with self.storage.unit_of_work(write=True) as uow:
-            keys = uow.keys
-            keys.purge_expired(now)
-            fresh = KeyRecord(
-                key_hash=key_hash,
-                request_hash=fingerprint,
-                state="in_flight",
-                locked_until=now + IN_FLIGHT_LEASE,
-                created_at=now,
-                expires_at=now + self.ttl,
-            )
-            try:
-                keys.insert(fresh)
-                return None
-            except KeyTaken:
-                row = keys.get(key_hash)
-            if row is None:  # expired and purged between the two statements
-                with contextlib.suppress(KeyTaken):
-                    keys.insert(fresh)
-                return None
-            if row.request_hash != fingerprint:
-                raise IdempotencyKeyReused(
-                    "This Idempotency-Key was used with a different request; use a new key."
-                )
-            replay = _replay(row, scope, key)
+            replay = self._claim_in(uow, key_hash, fingerprint, scope, key)
             if replay is not None:
-                return replay
-            if self.storage.concurrent_writers:
-                row = self._locked_row(keys, key_hash)
-                if row is None or (replay := _replay(row, scope, key)) is not None:
-                    return replay  # finished (or purged) while we looked
-            elif row.locked_until > now:
-                raise _in_flight()
-            keys.extend_lease(key_hash, now + IN_FLIGHT_LEASE)  # its first holder died: take over
+                yield Attempt(replay=replay)
+                return
+            attempt = Attempt(uow)
+            yield attempt
+            if attempt.answer is not None:
+                self._complete(uow, key_hash, scope, key, attempt.answer)
+
+    @staticmethod
+    def _complete(uow: UnitOfWork, key_hash: str, scope: str, key: str, answer: Answer) -> None:
+        uow.keys.complete(
+            key_hash,
+            game_id=answer.game_id,
+            outcome=answer.outcome,
+            version=answer.version,
+            body=seal(scope, key, answer.body),
+        )
+
+    def _claim(self, key_hash: str, fingerprint: str, scope: str, key: str) -> Answer | None:
+        with self.storage.unit_of_work(write=True) as uow:
+            return self._claim_in(uow, key_hash, fingerprint, scope, key)
+
+    def _claim_in(
+        self, uow: UnitOfWork, key_hash: str, fingerprint: str, scope: str, key: str
+    ) -> Answer | None:
+        """Claim the key in ``uow``: None when this request is to do the work, else the
+        answer stored for it (409 while another attempt holds it, 422 for another request)."""
+        now = utcnow()
+        keys = uow.keys
+        keys.purge_expired(now)
+        fresh = KeyRecord(
+            key_hash=key_hash,
+            request_hash=fingerprint,
+            state="in_flight",
+            locked_until=now + IN_FLIGHT_LEASE,
+            created_at=now,
+            expires_at=now + self.ttl,
+        )
+        try:
+            keys.insert(fresh)
             return None
+        except KeyTaken:
+            row = keys.get(key_hash)
+        if row is None:  # expired and purged between the two statements
+            with contextlib.suppress(KeyTaken):
+                keys.insert(fresh)
+            return None
+        if row.request_hash != fingerprint:
+            raise IdempotencyKeyReused(
+                "This Idempotency-Key was used with a different request; use a new key."
+            )
+        replay = _replay(row, scope, key)
+        if replay is not None:
+            return replay
+        if self.storage.concurrent_writers:
+            row = self._locked_row(keys, key_hash)
+            if row is None or (replay := _replay(row, scope, key)) is not None:
+                return replay  # finished (or purged) while we looked
+        elif row.locked_until > now:
+            raise _in_flight()
+        keys.extend_lease(key_hash, now + IN_FLIGHT_LEASE)  # its first holder died: take over
+        return None
 
     def _locked_row(self, keys: IdempotencyKeys, key_hash: str) -> KeyRecord | None:
         try:

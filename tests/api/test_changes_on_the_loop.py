@@ -1,8 +1,8 @@
 """On a SQLite file an admitted change runs on the event loop (app/api/platform/admission.py,
 app/persistence/sqlite_loop_writes.py): no request thread, unless the database's lock is
 held elsewhere, when it runs again on a thread, waits there, and the loop goes on serving
-meanwhile; a change with an Idempotency-Key runs on a thread. On PostgreSQL changes run on
-threads as before."""
+meanwhile; a change with an Idempotency-Key too (its claim is in the change's transaction
+there). On PostgreSQL changes run on threads as before."""
 
 from __future__ import annotations
 
@@ -103,16 +103,42 @@ async def test_a_change_that_would_wait_runs_again_on_a_thread_while_the_loop_se
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-async def test_a_change_with_an_idempotency_key_runs_on_a_thread(
+async def test_a_change_with_an_idempotency_key_runs_on_the_loop_and_its_retry_replays(
     client: httpx.AsyncClient, threads: list[threading.Thread]
 ) -> None:
     game = await create_game(client)
     threads.clear()
+    before = _reruns()
     headers = {**game.host(), "Idempotency-Key": str(uuid.uuid4())}
     url = f"{game.url}/players/p1/faith-changes"
-    answer = await client.post(url, json={"delta": 2}, headers=headers)
-    assert answer.status_code == 200, answer.text
-    assert threads and threading.current_thread() not in threads
+    first = await client.post(url, json={"delta": 2}, headers=headers)
+    assert first.status_code == 200, first.text
+    # The token's check, then the key's claim, the change and its answer in one transaction.
+    assert len(threads) == 2 and set(threads) == {threading.current_thread()}
+    retry = await client.post(url, json={"delta": 2}, headers=headers)
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.content == first.content
+    assert _reruns() == before
+    assert (await game.read())["players"][0]["faith"] == 2  # once
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_keyed_change_that_would_wait_runs_again_on_a_thread_and_acts_once(
+    app: FastAPI, client: httpx.AsyncClient, threads: list[threading.Thread]
+) -> None:
+    game = await create_game(client)
+    threads.clear()
+    before = _reruns()
+    headers = {**game.host(), "Idempotency-Key": str(uuid.uuid4())}
+    url = f"{game.url}/players/p1/faith-changes"
+    with held_write_lock(app, seconds=0.3):
+        first = await client.post(url, json={"delta": 3}, headers=headers)
+    assert first.status_code == 200, first.text
+    assert _reruns() == before + 1  # refused on the loop before it stored anything
+    assert any(t is not threading.current_thread() for t in threads)
+    retry = await client.post(url, json={"delta": 3}, headers=headers)
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert (await game.read())["players"][0]["faith"] == 3  # once
 
 
 @pytest.mark.postgres

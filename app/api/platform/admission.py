@@ -23,9 +23,9 @@ SQLite) for up to ``DB_LOCK_TIMEOUT_MS``. So a change is admitted to a thread on
 Where the storage lets a change run on the event loop without ever waiting there (a
 SQLite file: ``app/persistence/sqlite_loop_writes.py``), an admitted change runs on the loop
 instead of a request thread, and on a thread only when it would have waited (the storage
-says so before anything is stored) or when it carries an Idempotency-Key (its units of
-work are several: the key's claim, then the work; a lock found taken between them could
-only be waited for). On one write slot, the thread only ever added its hand-offs.
+says so before anything is stored; there, a request with an Idempotency-Key claims it in
+the transaction of its work, ``app/services/idempotency.py``). On one write slot, the
+thread only ever added its hand-offs.
 
 Waiting for 3 and 4 together is bounded by ``DB_POOL_TIMEOUT_MS``; past it the answer is
 a 503 ``service-unavailable`` with ``Retry-After``, counted in
@@ -125,7 +125,6 @@ class Admitted:
     stores: Stores
     game_param: str = "game_id"
     token_param: str = "token"
-    key_param: str = "key"
 
     @classmethod
     def of(cls, endpoint: Callable[..., Any], params: set[str], where: str) -> Admitted | None:
@@ -145,10 +144,6 @@ class Admitted:
         if stores is Stores.GAME_RECOVERY and admitted.game_param not in params:
             raise TypeError(f"{where}: a route that recovers a game takes its game_id")
         return admitted
-
-    def keyed(self, values: Mapping[str, Any]) -> bool:
-        """Whether the request carries an Idempotency-Key (its endpoint's ``key``)."""
-        return values.get(self.key_param) is not None
 
     def enter(
         self, request: Request, values: Mapping[str, Any]
@@ -208,13 +203,11 @@ class WriteAdmission:
         async with self._slot(asyncio.get_running_loop().time() + self.wait_s):
             yield self
 
-    async def call(
-        self, endpoint: Callable[..., Any], values: Mapping[str, Any], *, keyed: bool
-    ) -> Any:
+    async def call(self, endpoint: Callable[..., Any], values: Mapping[str, Any]) -> Any:
         """What the admitted sync ``endpoint`` answers to ``values``: run on the event loop
-        where the storage allows it and the request has no Idempotency-Key (``keyed``),
-        else, or when it would have waited there, on a request thread."""
-        if self._on_the_loop is not None and not keyed:
+        where the storage allows it, else, or when it would have waited there, on a request
+        thread."""
+        if self._on_the_loop is not None:
             try:
                 with self._on_the_loop.running():
                     return endpoint(**values)
