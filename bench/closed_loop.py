@@ -9,7 +9,8 @@ wrk's p99 at 64 connections is mostly the stack's once a worker's event loop is 
 (``bench/tail_check.py``): requests wait many loop turns that no event loop sees. This
 client reads each answer as its own loop gets to it, so its tail is a second opinion on the
 service's, not a replacement for wrk's figures. It prints, per variant and round, requests
-a second, p50, p99, the slowest request and the slowest connection's p99.
+a second, p50, p99, the slowest request, the slowest connection's p99 and the worker's CPU
+time per request (user and system, from ``/proc``: steadier than a rate on a shared host).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,7 +58,34 @@ def _get_game(games: list[Game]) -> Request:
     return request
 
 
-SCENARIOS = {"put-faith": _put_faith, "get-game": _get_game}
+def _change_faith_keyed(games: list[Game]) -> Request:
+    """A Faith change with a fresh Idempotency-Key, as the SDK sends every keyed change."""
+
+    def request(rnd: random.Random) -> bytes:
+        game_id, token, players = games[rnd.randrange(len(games))]
+        body = json.dumps({"delta": rnd.choice((-1, 1))}).encode()
+        head = (
+            f"POST /v1/games/{game_id}/players/{rnd.choice(players)}/faith-changes HTTP/1.1\r\n"
+            f"Host: bench\r\nAuthorization: Bearer {token}\r\n"
+            f"Idempotency-Key: {uuid.UUID(int=rnd.getrandbits(128), version=4)}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode() + body
+
+    return request
+
+
+SCENARIOS = {
+    "put-faith": _put_faith,
+    "get-game": _get_game,
+    "change-faith-keyed": _change_faith_keyed,
+}
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far, user and system (``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _connection(
@@ -121,7 +151,9 @@ def main() -> None:
                     games = seed(server.base_url, 200, False, "games", tmp / "games.lua")
                     request = SCENARIOS[args.scenario](games)
                     asyncio.run(_load(port, request, args.connections, 1.0))  # warm-up
+                    cpu = _cpu_seconds(server.pid)
                     timings = asyncio.run(_load(port, request, args.connections, args.seconds))
+                    cpu = _cpu_seconds(server.pid) - cpu
             every = [t for per_connection in timings for t in per_connection]
             ms = {
                 "p50": statistics.median(every) * 1e3,
@@ -133,7 +165,8 @@ def main() -> None:
             rate = len(every) / args.seconds
             print(
                 f"round {round_ + 1} {name:>8} {args.scenario} c={args.connections}: "
-                f"{rate:7.0f} req/s  {figures}",
+                f"{rate:7.0f} req/s  {figures}  "
+                f"worker CPU {cpu / len(every) * 1e6:5.0f} us/request",
                 flush=True,
             )
 
