@@ -1,4 +1,5 @@
-"""A change's statements, compiled once and sent as the driver's own SQL.
+"""A change's statements (and those of an Idempotency-Key's row, which a keyed change also
+runs), compiled once and sent as the driver's own SQL.
 
 A change runs two statements on PostgreSQL (its game's row read, then the row rewritten
 and its event appended in one) and three on SQLite. Beside the round trip (none on
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Connection, Dialect, Select
@@ -38,7 +39,15 @@ from app.persistence.statements import (
     GAME_CHANGE,
     GAME_STATE,
     GAME_STATE_LOCKED,
+    KEY_COMPLETE,
+    KEY_LEASE,
+    KEY_RELEASE,
+    KEY_ROW,
+    KEY_ROW_LOCKED,
+    KEY_ROW_LOCKED_NOWAIT,
+    KEYS_EXPIRED,
     STORE_CHANGE,
+    key_claim,
 )
 
 Processor = Callable[[Any], Any] | None
@@ -138,13 +147,40 @@ class ChangeStatements:
         return True
 
 
-_COMPILED: WeakKeyDictionary[Dialect, ChangeStatements] = WeakKeyDictionary()
+class KeyStatements:
+    """What a request with an Idempotency-Key runs on its key's row, on one engine: read
+    it (locked, on PostgreSQL, and without waiting), claim it, extend its lease, complete
+    it with the answer, release it; and the expired keys' deletion before a claim."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.row = DriverSelect(KEY_ROW, dialect)
+        self.row_locked = DriverSelect(KEY_ROW_LOCKED, dialect)
+        self.row_locked_nowait = DriverSelect(KEY_ROW_LOCKED_NOWAIT, dialect)
+        self.claim = DriverStatement(key_claim(dialect), dialect)
+        self.lease = DriverStatement(KEY_LEASE, dialect)
+        self.complete = DriverStatement(KEY_COMPLETE, dialect)
+        self.release = DriverStatement(KEY_RELEASE, dialect)
+        self.expired = DriverStatement(KEYS_EXPIRED, dialect)
+
+
+_Statements = TypeVar("_Statements", ChangeStatements, KeyStatements)
+_COMPILED: WeakKeyDictionary[Dialect, dict[type[Any], Any]] = WeakKeyDictionary()
 
 
 def change_statements(dialect: Dialect) -> ChangeStatements:
     """The change's statements for the engine of ``dialect`` (each engine has its own),
     compiled on first use: ``Database`` asks when it makes its engine."""
-    statements = _COMPILED.get(dialect)
+    return _compiled(ChangeStatements, dialect)
+
+
+def key_statements(dialect: Dialect) -> KeyStatements:
+    """The statements of Idempotency-Keys for the engine of ``dialect``."""
+    return _compiled(KeyStatements, dialect)
+
+
+def _compiled(kind: type[_Statements], dialect: Dialect) -> _Statements:
+    by_kind = _COMPILED.setdefault(dialect, {})
+    statements = by_kind.get(kind)
     if statements is None:
-        statements = _COMPILED[dialect] = ChangeStatements(dialect)
-    return statements
+        statements = by_kind[kind] = kind(dialect)
+    return cast(_Statements, statements)

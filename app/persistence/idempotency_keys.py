@@ -1,63 +1,75 @@
-"""The queries of idempotency keys (``app/services/idempotency.py`` says what they mean)."""
+"""The queries of idempotency keys (``app/services/idempotency.py`` says what they mean).
+
+Those a keyed request runs are declared once in ``statements.py`` and sent as the driver's
+SQL (``driver_statements.py``): built per call, they cost a keyed change more than its
+change did (bench/RESULTS.md). The retention sweep's batched purge is built per call."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Row, delete, select, update
+from sqlalchemy import Connection, CursorResult, delete, select
 from sqlalchemy.exc import DBAPIError
 
+from app.persistence.driver_statements import key_statements
 from app.persistence.errors import is_lock_not_available
 from app.persistence.key_answers import answer_columns, answer_from
-from app.persistence.statements import dialect_insert
+from app.persistence.statements import KEY_CLAIM_COLUMNS
 from app.persistence.tables import IDEMPOTENCY_KEYS
 from app.services.storage import KeyLocked, KeyTaken
 from app.services.stored import KeyRecord, Outcome
+
+CLAIMED = frozenset(KEY_CLAIM_COLUMNS)
 
 
 class IdempotencyRepository:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self._statements = key_statements(connection.dialect)
 
-    def get(
-        self, key_hash: str, *, for_update: bool = False, nowait: bool = False
-    ) -> Row[Any] | None:
-        """The key's row; ``for_update`` locks it (PostgreSQL), and with ``nowait`` a row
-        locked by another transaction raises at once (see ``is_lock_not_available``)."""
-        statement = select(IDEMPOTENCY_KEYS).where(IDEMPOTENCY_KEYS.c.key_hash == key_hash)
+    def get(self, key_hash: str, *, for_update: bool = False, nowait: bool = False) -> Any:
+        """The key's row (its columns by name) or None; ``for_update`` locks it
+        (PostgreSQL), and with ``nowait`` a row locked by another transaction raises at
+        once (see ``is_lock_not_available``)."""
+        statements = self._statements
         if for_update:
-            statement = statement.with_for_update(nowait=nowait)
-        return self.connection.execute(statement).one_or_none()
+            statement = statements.row_locked_nowait if nowait else statements.row_locked
+        else:
+            statement = statements.row
+        return statement.one_or_none(self.connection, {"key_hash": key_hash})
 
     def try_insert(self, values: dict[str, Any]) -> bool:
-        """Insert a key's row of ``values`` unless its ``key_hash`` exists; False when it
-        does. ``INSERT ... ON CONFLICT DO NOTHING`` leaves the transaction usable either
-        way."""
-        statement = (
-            dialect_insert(self.connection)(IDEMPOTENCY_KEYS)
-            .values(values)
-            .on_conflict_do_nothing(index_elements=[IDEMPOTENCY_KEYS.c.key_hash])
+        """Insert a key's row of ``values`` (``KEY_CLAIM_COLUMNS``; ``game_id`` may be left
+        out) unless its ``key_hash`` exists; False when it does."""
+        if not values.keys() <= CLAIMED:
+            raise ValueError(f"a key's claim stores {KEY_CLAIM_COLUMNS}, not {sorted(values)}")
+        claim = {f"new_{column}": values.get(column) for column in KEY_CLAIM_COLUMNS}
+        return self._statements.claim.first_row(self.connection, claim) is not None
+
+    def extend_lease(self, key_hash: str, locked_until: datetime) -> None:
+        self._statements.lease.execute(
+            self.connection, {"key_hash": key_hash, "new_locked_until": locked_until}
         )
-        # Without preserve_rowcount, an INSERT's rowcount is not kept (psycopg gives -1).
-        result = self.connection.execute(statement.execution_options(preserve_rowcount=True))
-        assert isinstance(result, CursorResult)
-        return result.rowcount == 1
+
+    def complete(self, key_hash: str, values: dict[str, Any]) -> None:
+        """The key's answer (``state``, ``game_id``, ``body``, ``status_code``,
+        ``headers``)."""
+        completed = {f"new_{column}": value for column, value in values.items()}
+        self._statements.complete.execute(self.connection, {"key_hash": key_hash, **completed})
 
     def release(self, key_hash: str) -> None:
         """Free the key of an attempt that failed, so that a retry may act: only while it
         is still in flight. An attempt whose connection was cut may have committed after
         all (its COMMIT reached the server before the cut): its stored answer stays, for
         the retry to replay instead of acting twice."""
-        self.connection.execute(
-            delete(IDEMPOTENCY_KEYS).where(
-                IDEMPOTENCY_KEYS.c.key_hash == key_hash, IDEMPOTENCY_KEYS.c.state == "in_flight"
-            )
-        )
+        self._statements.release.execute(self.connection, {"key_hash": key_hash})
 
     def purge_expired(self, now: datetime, limit: int | None = None) -> int:
         """Delete the keys whose ``expires_at`` is before ``now`` (at most ``limit``);
         return how many."""
+        if limit is None:  # before each claim
+            return int(self._statements.expired.execute(self.connection, {"now": now}).rowcount)
         expired = IDEMPOTENCY_KEYS.c.expires_at < now
         if limit is not None:
             batch = select(IDEMPOTENCY_KEYS.c.key_hash).where(expired).limit(limit)
@@ -99,11 +111,7 @@ class IdempotencyKeys:
             raise KeyTaken(record.key_hash)
 
     def extend_lease(self, key_hash: str, locked_until: datetime) -> None:
-        self.connection.execute(
-            update(IDEMPOTENCY_KEYS)
-            .where(IDEMPOTENCY_KEYS.c.key_hash == key_hash)
-            .values(locked_until=locked_until)
-        )
+        self.rows.extend_lease(key_hash, locked_until)
 
     def complete(
         self,
@@ -114,16 +122,8 @@ class IdempotencyKeys:
         version: int,
         body: bytes,
     ) -> None:
-        self.connection.execute(
-            update(IDEMPOTENCY_KEYS)
-            .where(IDEMPOTENCY_KEYS.c.key_hash == key_hash)
-            .values(
-                state="completed",
-                game_id=game_id,
-                body=body,
-                **answer_columns(outcome, game_id, version),
-            )
-        )
+        answer = {"state": "completed", "game_id": game_id, "body": body}
+        self.rows.complete(key_hash, answer | answer_columns(outcome, game_id, version))
 
     def release(self, key_hash: str) -> None:
         self.rows.release(key_hash)
@@ -132,7 +132,7 @@ class IdempotencyKeys:
         return self.rows.purge_expired(now, limit)
 
 
-def _record(row: Row[Any]) -> KeyRecord:
+def _record(row: Any) -> KeyRecord:
     outcome, version = answer_from(row.status_code, row.headers)
     return KeyRecord(
         key_hash=row.key_hash,

@@ -8,20 +8,25 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     Connection,
+    Delete,
     Dialect,
     Select,
     String,
+    Update,
     bindparam,
+    delete,
     func,
     insert,
+    literal_column,
     select,
     text,
     update,
 )
 
 from app.persistence.key_answers import answer_columns
-from app.persistence.tables import EVENTS, GAMES
+from app.persistence.tables import EVENTS, GAMES, IDEMPOTENCY_KEYS
 from app.services.stored import Outcome
 
 GAME_STATE = select(
@@ -113,12 +118,69 @@ STORE_CHANGE = {
 
 
 def dialect_insert(connection: Connection) -> Any:
-    """``INSERT`` with ``ON CONFLICT`` for the connection's database. Imported here: a
+    """``INSERT`` with ``ON CONFLICT`` for the connection's database."""
+    return dialect_insert_of(connection.dialect.name)
+
+
+def dialect_insert_of(name: str) -> Any:
+    """``INSERT`` with ``ON CONFLICT`` for the database named ``name``. Imported here: a
     process loads its own database's dialect only (PostgreSQL's is about 2 MiB)."""
-    if connection.dialect.name == "postgresql":
+    if name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 
         return postgresql_insert
     from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
     return sqlite_insert
+
+
+# An Idempotency-Key's row, and what a keyed request writes to it (idempotency_keys.py).
+def _key_value(column: str) -> BindParameter[Any]:
+    return bindparam(f"new_{column}", type_=IDEMPOTENCY_KEYS.c[column].type)
+
+
+KEY_ROW = select(IDEMPOTENCY_KEYS).where(IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash"))
+KEY_ROW_LOCKED = KEY_ROW.with_for_update()
+KEY_ROW_LOCKED_NOWAIT = KEY_ROW.with_for_update(nowait=True)
+KEY_CLAIM_COLUMNS = (
+    "key_hash",
+    "game_id",
+    "request_hash",
+    "state",
+    "locked_until",
+    "created_at",
+    "expires_at",
+)
+KEY_LEASE: Update = (
+    update(IDEMPOTENCY_KEYS)
+    .where(IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash"))
+    .values(locked_until=_key_value("locked_until"))
+)
+KEY_COMPLETE: Update = (
+    update(IDEMPOTENCY_KEYS)
+    .where(IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash"))
+    .values(
+        {
+            column: _key_value(column)
+            for column in ("state", "game_id", "body", "status_code", "headers")
+        }
+    )
+)
+KEY_RELEASE: Delete = delete(IDEMPOTENCY_KEYS).where(
+    IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash"),
+    IDEMPOTENCY_KEYS.c.state == literal_column("'in_flight'"),
+)
+KEYS_EXPIRED: Delete = delete(IDEMPOTENCY_KEYS).where(
+    IDEMPOTENCY_KEYS.c.expires_at < bindparam("now", type_=IDEMPOTENCY_KEYS.c.expires_at.type)
+)
+
+
+def key_claim(dialect: Dialect) -> Any:
+    """A key's row inserted unless its ``key_hash`` exists (``ON CONFLICT DO NOTHING``
+    leaves the transaction usable either way): its ``key_hash`` comes back when it was."""
+    return (
+        dialect_insert_of(dialect.name)(IDEMPOTENCY_KEYS)
+        .values({column: _key_value(column) for column in KEY_CLAIM_COLUMNS})
+        .on_conflict_do_nothing(index_elements=[IDEMPOTENCY_KEYS.c.key_hash])
+        .returning(IDEMPOTENCY_KEYS.c.key_hash)
+    )

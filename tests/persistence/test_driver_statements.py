@@ -1,6 +1,6 @@
-"""A change's statements sent as the driver's SQL (driver_statements.py) store and read
-exactly what the same Core statements do, on both databases: each column's stored text,
-and each value read back."""
+"""A change's statements, and an Idempotency-Key's, sent as the driver's SQL
+(driver_statements.py) store and read exactly what the same Core statements do, on both
+databases: each column's stored text, and each value read back."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, insert, select, text, update
 
 from app.persistence.db import Database
 from app.persistence.driver_statements import ChangeStatements, change_statements
-from app.persistence.repositories import GameRepository
+from app.persistence.repositories import GameRepository, IdempotencyRepository
 from app.persistence.statements import EVENT_APPEND, GAME_CHANGE, GAME_STATE, STORE_CHANGE
+from app.persistence.tables import IDEMPOTENCY_KEYS
 from tests.persistence.conftest import GameFactory, credentials
 
 ROME = timezone(timedelta(hours=1))
@@ -152,3 +153,56 @@ def test_statements_are_compiled_once_per_engine(database: Database, database_ur
             assert change_statements(three.dialect) is not change_statements(one.dialect)
     finally:
         other.dispose()
+
+
+def _key_columns(connection: Connection, key_hash: str) -> tuple[Any, ...]:
+    """An Idempotency-Key's row as the database holds it (each column's text)."""
+    row = connection.execute(
+        text(
+            "SELECT key_hash, game_id, request_hash, state, CAST(locked_until AS TEXT),"
+            " status_code, CAST(headers AS TEXT), body, CAST(created_at AS TEXT),"
+            " CAST(expires_at AS TEXT) FROM idempotency_keys WHERE key_hash = :key"
+        ),
+        {"key": key_hash},
+    ).one()
+    return tuple(row)[1:]
+
+
+@pytest.mark.parametrize("at", [CASES[0][2], CASES[1][2]])
+def test_a_keys_claim_lease_and_answer_store_what_core_stores(
+    database: Database, at: datetime
+) -> None:
+    by_core, by_driver = "c" * 64, "d" * 64
+    claim = {
+        "request_hash": "r" * 64,
+        "state": "in_flight",
+        "locked_until": at + timedelta(seconds=30),
+        "created_at": at,
+        "expires_at": at + timedelta(hours=24),
+    }
+    answer = {
+        "state": "completed",
+        "game_id": None,
+        "body": b"\x00sealed\xff",
+        "status_code": 201,
+        "headers": {"Location": "/v1/games/ü", "ETag": '"3"'},
+    }
+    lease = at + timedelta(minutes=1)
+    keys = IDEMPOTENCY_KEYS
+    with database.transaction(write=True) as connection:
+        connection.execute(insert(keys).values(key_hash=by_core, **claim))
+        connection.execute(
+            update(keys).where(keys.c.key_hash == by_core).values(locked_until=lease)
+        )
+        connection.execute(update(keys).where(keys.c.key_hash == by_core).values(**answer))
+        repository = IdempotencyRepository(connection)
+        assert repository.try_insert({"key_hash": by_driver, **claim})
+        assert not repository.try_insert({"key_hash": by_driver, **claim})  # claimed already
+        repository.extend_lease(by_driver, lease)
+        repository.complete(by_driver, answer)
+    with database.transaction(write=False) as connection:
+        assert _key_columns(connection, by_driver) == _key_columns(connection, by_core)
+        expected = connection.execute(select(keys).where(keys.c.key_hash == by_core)).one()
+        read = IdempotencyRepository(connection).get(by_driver)
+        assert tuple(read)[1:] == tuple(expected)[1:]
+        assert read.locked_until == lease and read.headers == answer["headers"]

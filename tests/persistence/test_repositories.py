@@ -256,10 +256,11 @@ def test_a_release_never_takes_back_a_stored_answer(migrated_database: Database)
     """A failed attempt releases its key for a retry; but an attempt that got no answer may
     have committed all the same (its COMMIT reached the server before its connection was
     cut): then the answer stays, for the retry to replay rather than act a second time."""
-    completed = _key("g" * 64, state="completed", status_code=201, body=b"sealed")
+    answer = {"state": "completed", "game_id": None, "body": b"sealed", "status_code": 201}
     with migrated_database.transaction(write=True) as connection:
         keys = IdempotencyRepository(connection)
-        keys.try_insert(completed)
+        keys.try_insert(_key("g" * 64))
+        keys.complete("g" * 64, answer | {"headers": {"ETag": '"1"'}})
         keys.try_insert(_key("h" * 64))
     with migrated_database.transaction(write=True) as connection:
         keys = IdempotencyRepository(connection)
