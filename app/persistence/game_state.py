@@ -8,7 +8,6 @@ undo and a redo would take, and migration 0005 rewrites every format 1 row as fo
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +19,7 @@ from app.domain.game import (
     player_data,
     player_from_data,
 )
+from app.domain.json_data import to_data
 from app.domain.report import Outcome
 from app.domain.rounds import RoundState
 
@@ -40,17 +40,17 @@ def state_data(game: GameState) -> dict[str, Any]:
             {
                 "period": report.period,
                 "status": report.status,
-                "decisions": [asdict(decision) for decision in report.decisions],
-                "outcomes": None
-                if report.outcomes is None
-                else [asdict(outcome) for outcome in report.outcomes],
+                # As dataclasses.asdict writes them (report.py), by the writer that is
+                # chosen once per class (asdict copies every value deeply, on each change).
+                "decisions": to_data(report.decisions),
+                "outcomes": None if report.outcomes is None else to_data(report.outcomes),
                 "resolved_at": None
                 if report.resolved_at is None
                 else report.resolved_at.isoformat(),
             }
             for report in game.reports
         ],
-        "round": None if game.round is None else asdict(game.round),
+        "round": None if game.round is None else to_data(game.round),
         "undoable": game.undoable.pairs(),
         "redoable": game.redoable.pairs(),
     }
