@@ -75,9 +75,21 @@ def _change_faith_keyed(games: list[Game]) -> Request:
     return request
 
 
+def _get_report(games: list[Game]) -> Request:
+    """A period's report, as the SDK's ``gameState`` reads all three with each game."""
+
+    def request(rnd: random.Random) -> bytes:
+        game_id, token, _ = games[rnd.randrange(len(games))]
+        head = f"GET /v1/games/{game_id}/reports/{rnd.randint(1, 3)} HTTP/1.1\r\nHost: bench\r\n"
+        return f"{head}Authorization: Bearer {token}\r\n\r\n".encode()
+
+    return request
+
+
 SCENARIOS = {
     "put-faith": _put_faith,
     "get-game": _get_game,
+    "get-report": _get_report,
     "change-faith-keyed": _change_faith_keyed,
 }
 

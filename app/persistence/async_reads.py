@@ -1,5 +1,5 @@
 """Reads of one game row on the event loop (PostgreSQL): what ``GET /v1/games/{id}`` and
-its 304 cost, without a thread or SQLAlchemy.
+its 304 cost, and a report's read (the game's state), without a thread or SQLAlchemy.
 
 Measured (``bench/RESULTS.md``, "Where a read's cost is"): the same one-row SELECT serves
 2-3x the requests through psycopg's async connections that it serves through a pooled
@@ -40,10 +40,11 @@ from sqlalchemy.dialects import postgresql
 
 from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
 from app.persistence.errors import DatabaseBusy
+from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_value
-from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
+from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
 from app.persistence.stall import StallBreaker
-from app.persistence.statements import GAME_DOCUMENT, GAME_VERSION, driver_sql
+from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
 from app.persistence.unit_of_work import translated
 from app.persistence.watchdog import CUT_CONNECTIONS
 
@@ -51,6 +52,7 @@ from app.persistence.watchdog import CUT_CONNECTIONS
 _DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
+_STATE = driver_sql(GAME_STATE, _DIALECT)
 
 
 class AsyncGameRows:
@@ -91,6 +93,18 @@ class AsyncGameRows:
             return None
         version, host_hash, player_hashes = row
         return StoredVersion(version, Credentials(host_hash, player_hashes))
+
+    async def state(self, game_id: str) -> StoredGame | None:
+        row = await self._fetch_one(_STATE, game_id)
+        if row is None:
+            return None
+        version, state, host_hash, player_hashes, recovery_hash, write_tat_ms, budgets = row
+        return StoredGame(
+            game_state(game_id, version, state),
+            Credentials(host_hash, player_hashes, recovery_hash),
+            write_tat_ms,
+            budgets,
+        )
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []

@@ -1,5 +1,6 @@
 """Reads of one game row on the event loop (SQLite): what ``GET /v1/games/{id}`` and its
-304 cost, without a hand-off to the threadpool and back.
+304 cost, and a report's read (the game's state), without a hand-off to the threadpool and
+back.
 
 A read of one row by its key, in a file whose pages the OS has cached, takes less time
 than waking a thread does; WAL mode lets it read while a writer writes. It must never
@@ -22,9 +23,10 @@ from anyio import to_thread
 from sqlalchemy.dialects import sqlite
 
 from app.persistence.connections import SQLITE_CACHE_KIB
+from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_value
-from app.persistence.repositories import Credentials, StoredDocument, StoredVersion
-from app.persistence.statements import GAME_DOCUMENT, GAME_VERSION, driver_sql
+from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
+from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
 
 if TYPE_CHECKING:
     from app.persistence.db import Database
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 _DIALECT = sqlite.dialect()
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
+_STATE = driver_sql(GAME_STATE, _DIALECT)
 
 
 class SqliteLoopReads:
@@ -60,6 +63,20 @@ class SqliteLoopReads:
             return None
         version, host_hash, player_hashes = row
         return StoredVersion(version, _credentials(host_hash, player_hashes))
+
+    async def state(self, game_id: str) -> StoredGame | None:
+        found, row = self._on_the_loop(_STATE, game_id)
+        if not found:
+            return await to_thread.run_sync(self._state_in_a_thread, game_id)
+        if row is None:
+            return None
+        version, state, host_hash, player_hashes, recovery_hash, write_tat_ms, budgets = row
+        return StoredGame(
+            game_state(game_id, version, json_value(state)),
+            Credentials(host_hash, json_value(player_hashes), recovery_hash),
+            write_tat_ms,
+            None if budgets is None else json_value(budgets),
+        )
 
     async def close(self) -> None:
         self._drop_connection()
@@ -103,6 +120,10 @@ class SqliteLoopReads:
     def _version_in_a_thread(self, game_id: str) -> StoredVersion | None:
         with self._database.unit_of_work(write=False) as uow:
             return uow.games.version(game_id)
+
+    def _state_in_a_thread(self, game_id: str) -> StoredGame | None:
+        with self._database.unit_of_work(write=False) as uow:
+            return uow.games.state(game_id)
 
 
 def _credentials(host_hash: str, player_hashes: str) -> Credentials:

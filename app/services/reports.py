@@ -18,11 +18,15 @@ class ReportService:
         self.transactions = transactions
         self.idempotency = idempotency
 
-    def get_report(self, game_id: str, period: int, token: str | None) -> GameState:
+    async def get_report(self, game_id: str, period: int, token: str | None) -> GameState:
         """The game whose report of ``period`` is read (404 when there is none)."""
-        with self.transactions.reading(game_id, token) as reading:
-            reading.game.report(period)
+        reading = await self.transactions.read(game_id, token)
+        reading.game.report(period)
         return reading.game
+
+    async def current_version(self, game_id: str, token: str | None) -> int:
+        """The game's version, for a conditional read: one statement, no state."""
+        return await self.transactions.version(game_id, token)
 
     @reruns_lost_races
     def set_decision(

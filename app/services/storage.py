@@ -243,11 +243,13 @@ class WorkOnTheLoop(Protocol):
 
 
 class AsyncGameReads(Protocol):
-    """A game's read model and version read on the event loop, holding no thread (where
-    the store allows it: ``app/persistence/async_reads.py``)."""
+    """A game's read model, version and state read on the event loop, holding no thread
+    (where the store allows it: ``app/persistence/async_reads.py``, ``sqlite_reads.py``)."""
 
     async def document(self, game_id: str) -> StoredDocument | None: ...
 
     async def version(self, game_id: str) -> StoredVersion | None: ...
+
+    async def state(self, game_id: str) -> StoredGame | None: ...
 
     async def close(self) -> None: ...

@@ -1,9 +1,12 @@
 """API fixtures: the app on a clean migrated database (SQLite and PostgreSQL), an
-in-process client, and a helper that creates a game and keeps its tokens."""
+in-process client, a helper that creates a game and keeps its tokens, and the threads the
+app's units of work run on."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,3 +102,19 @@ async def create_game(client: httpx.AsyncClient, **overrides: Any) -> GameHandle
 async def game(client: httpx.AsyncClient) -> GameHandle:
     """Three players (Anna has Sisto IV), seed 42: tiles I-6, II-3, III-7."""
     return await create_game(client)
+
+
+@pytest.fixture
+def threads(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
+    """The threads the app's units of work run on, from now on (a read on the event loop
+    opens none)."""
+    seen: list[threading.Thread] = []
+    database = app.state.db
+    transaction = database.transaction
+
+    def recorded(**kwargs: Any) -> AbstractContextManager[Any]:
+        seen.append(threading.current_thread())
+        return transaction(**kwargs)
+
+    monkeypatch.setattr(database, "transaction", recorded)
+    return seen

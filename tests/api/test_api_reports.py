@@ -331,3 +331,26 @@ async def test_r_rep_6_last_report_needs_no_decisions(
         ["I-6", "II-3"],
     ]
     assert [r["status"] for r in state["reports"]] == ["resolved"] * 3
+
+
+async def test_a_report_read_with_the_version_held_is_304_and_refuses_what_a_read_refuses(
+    game: GameHandle,
+) -> None:
+    url = f"{game.url}/reports/2"
+    held = await game.client.get(url, headers={**game.host(), "If-None-Match": '"1"'})
+    assert held.status_code == 304 and held.content == b""
+    assert held.headers["etag"] == '"1"'
+    await game.set_faith(p1=4)
+    stale = await game.client.get(url, headers={**game.player("p3"), "If-None-Match": '"1"'})
+    assert stale.status_code == 200 and stale.headers["etag"] == '"2"'
+    assert stale.json()["period"] == 2
+    # No 304 without a valid token, and none for a game that is not there.
+    assert_problem(
+        await game.client.get(url, headers={"If-None-Match": '"2"'}), 401, "unauthorized"
+    )
+    gone = await game.client.get(
+        f"/v1/games/{'0' * 32}/reports/2", headers={**game.host(), "If-None-Match": '"2"'}
+    )
+    assert_problem(gone, 404, "not-found")
+    wrong = await game.client.get(f"{game.url}/reports/2", headers={"Authorization": "Bearer x"})
+    assert_problem(wrong, 401, "unauthorized")

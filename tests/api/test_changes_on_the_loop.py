@@ -12,9 +12,8 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -23,21 +22,6 @@ from sqlalchemy.engine import make_url
 
 from app.api.platform import admission
 from tests.api.conftest import create_game
-
-
-@pytest.fixture
-def threads(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
-    """The threads the app's units of work run on, from now on."""
-    seen: list[threading.Thread] = []
-    database = app.state.db
-    transaction = database.transaction
-
-    def recorded(**kwargs: Any) -> AbstractContextManager[Any]:
-        seen.append(threading.current_thread())
-        return transaction(**kwargs)
-
-    monkeypatch.setattr(database, "transaction", recorded)
-    return seen
 
 
 @contextmanager

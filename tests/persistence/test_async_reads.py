@@ -66,6 +66,7 @@ def test_async_reads_return_what_the_repository_reads(
     with migrated_database.transaction(write=False) as connection:
         expected_document = GameRepository(connection).document(game.id)
         expected_version = GameRepository(connection).version(game.id)
+        expected_state = GameRepository(connection).state(game.id)
 
     async def read() -> tuple[Any, ...]:
         rows = _rows(migrated_database)
@@ -73,13 +74,17 @@ def test_async_reads_return_what_the_repository_reads(
             return (
                 await rows.document(game.id),
                 await rows.version(game.id),
+                await rows.state(game.id),
                 await rows.document("0" * 32),
                 await rows.version("0" * 32),
+                await rows.state("0" * 32),
             )
         finally:
             await rows.close()
 
-    assert asyncio.run(read()) == (expected_document, expected_version, None, None)
+    assert expected_state is not None
+    expected = (expected_document, expected_version, expected_state, None, None, None)
+    assert asyncio.run(read()) == expected
 
 
 def test_async_reads_open_at_most_size_connections_and_reuse_them(

@@ -51,6 +51,7 @@ def test_sqlite_loop_reads_return_what_the_repository_reads_without_a_thread(
     with migrated_database.transaction(write=False) as connection:
         expected_document = GameRepository(connection).document(game.id)
         expected_version = GameRepository(connection).version(game.id)
+        expected_state = GameRepository(connection).state(game.id)
     threads = _Threads(monkeypatch)
 
     async def read() -> tuple[Any, ...]:
@@ -59,13 +60,17 @@ def test_sqlite_loop_reads_return_what_the_repository_reads_without_a_thread(
             return (
                 await rows.document(game.id),
                 await rows.version(game.id),
+                await rows.state(game.id),
                 await rows.document("0" * 32),
                 await rows.version("0" * 32),
+                await rows.state("0" * 32),
             )
         finally:
             await rows.close()
 
-    assert asyncio.run(read()) == (expected_document, expected_version, None, None)
+    assert expected_state is not None
+    expected = (expected_document, expected_version, expected_state, None, None, None)
+    assert asyncio.run(read()) == expected
     assert threads.calls == 0
 
 
@@ -119,8 +124,9 @@ def test_sqlite_loop_read_that_would_wait_is_read_on_the_threadpool_within_the_l
     assert ticks >= 10  # the loop served on while the thread waited
 
 
+@pytest.mark.parametrize("what", ["version", "state"])
 def test_sqlite_loop_read_after_an_error_reads_on_the_threadpool_and_makes_a_new_connection(
-    migrated_database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch
+    migrated_database: Database, make_game: GameFactory, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
     game = make_game(players=2)
     store(migrated_database, game)
@@ -129,9 +135,10 @@ def test_sqlite_loop_read_after_an_error_reads_on_the_threadpool_and_makes_a_new
     async def read() -> list[Any]:
         rows = _rows(migrated_database)
         try:
-            first = await rows.version(game.id)
+            read = getattr(rows, what)
+            first = await read(game.id)
             rows._local.connection.close()  # as if the loop's connection broke
-            return [first, await rows.version(game.id), await rows.version(game.id)]
+            return [first, await read(game.id), await read(game.id)]
         finally:
             await rows.close()
 

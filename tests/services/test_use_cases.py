@@ -124,5 +124,5 @@ def test_resolving_answers_the_report_and_replays_it(use_cases: UseCases) -> Non
     )
     outcomes = {o["player_id"]: o["outcome"] for o in json.loads(answer.body)["outcomes"]}
     assert outcomes == {"p1": "supported", "p2": "excommunicated", "p3": "excommunicated"}
-    state = use_cases.reports.get_report(game.id, 1, game.host)
+    state = asyncio.run(use_cases.reports.get_report(game.id, 1, game.host))
     assert [e.tile_id for e in state.player("p2").excommunications] == ["I-6"]

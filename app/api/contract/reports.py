@@ -51,12 +51,17 @@ CHANGE_PROBLEMS = (
         ),
     },
 )
-def get_report(
+async def get_report(
     game_id: str, reports: ReportUseCases, token: Token, cached: IfNoneMatch, period: Period
 ) -> Response:
     """The report of a period: who is eligible (faith at or above the threshold), who chose
     what, and once resolved the outcome of every player. The `ETag` is the game's version."""
-    game = reports.get_report(game_id, period, token)
+    if cached:
+        # A client polling with the ETag it holds costs one small read, no state.
+        version = await reports.current_version(game_id, token)
+        if version in cached:
+            return not_modified(version)
+    game = await reports.get_report(game_id, period, token)
     if game.version in cached:
         return not_modified(game.version)
     return versioned(report_read(game, period), game.version)

@@ -1,0 +1,23 @@
+"""A game's reads (its document, a report, and their 304s) run on the event loop on both
+databases: no unit of work on a thread (app/persistence/sqlite_reads.py and
+async_reads.py); what a read may not do there is read again on a thread
+(tests/persistence)."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.api.conftest import GameHandle
+
+
+async def test_a_game_and_its_reports_are_read_with_no_thread(
+    game: GameHandle, threads: list[threading.Thread]
+) -> None:
+    await game.set_faith(p1=4)
+    threads.clear()
+    for url in (game.url, *(f"{game.url}/reports/{period}" for period in (1, 2, 3))):
+        read = await game.client.get(url, headers=game.player("p2"))
+        assert read.status_code == 200, read.text
+        held = {**game.player("p2"), "If-None-Match": read.headers["etag"]}
+        assert (await game.client.get(url, headers=held)).status_code == 304
+    assert threads == []
