@@ -86,10 +86,30 @@ def _get_report(games: list[Game]) -> Request:
     return request
 
 
+def _gain_adjustments(games: list[Game]) -> Request:
+    """Gains under a player's stored excommunications and leaders (a calculation that reads
+    its game)."""
+    body = json.dumps(
+        {"gains": [{"source": {"kind": "action_space"}, "resources": {"coins": 2, "wood": 1}}]}
+    ).encode()
+
+    def request(rnd: random.Random) -> bytes:
+        game_id, token, players = games[rnd.randrange(len(games))]
+        head = (
+            f"POST /v1/games/{game_id}/players/{rnd.choice(players)}/gain-adjustments HTTP/1.1"
+            f"\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode() + body
+
+    return request
+
+
 SCENARIOS = {
     "put-faith": _put_faith,
     "get-game": _get_game,
     "get-report": _get_report,
+    "gain-adjustments": _gain_adjustments,
     "change-faith-keyed": _change_faith_keyed,
 }
 

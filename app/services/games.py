@@ -126,23 +126,22 @@ class GameService(FaithChanges):
         """The game's version and its events after ``after``, oldest first."""
         return self.transactions.events(game_id, token, after, limit)
 
-    def gain_adjustments(
+    async def gain_adjustments(
         self, game_id: str, player_id: str, gains: Sequence[Gain], token: str | None
     ) -> GainsResult:
         """R-GAIN-*: the player's stored excommunications and leaders apply."""
-        with self.transactions.reading(game_id, token) as reading:
-            player = reading.game.player(player_id)
-            reading.who.require_host_or_player(player_id, "compute gain adjustments")
+        reading = await self.transactions.read(game_id, token)
+        player = reading.game.player(player_id)
+        reading.who.require_host_or_player(player_id, "compute gain adjustments")
         return self.calculations.gains(
             [e.tile_id for e in player.excommunications], player.leaders, gains
         )
 
-    def final_scores(
+    async def final_scores(
         self, game_id: str, players: Sequence[ScoringPlayer], token: str | None
     ) -> list[PlayerScore]:
         """R-END-*: every player listed once; their stored excommunications so far apply."""
-        with self.transactions.reading(game_id, token) as reading:
-            game = reading.game
+        game = (await self.transactions.read(game_id, token)).game
         stored = {p.id: p for p in game.players}
         listed = [p.id for p in players]
         for index, player_id in enumerate(listed):

@@ -1,7 +1,7 @@
-"""A game's reads (its document, a report, and their 304s) run on the event loop on both
-databases: no unit of work on a thread (app/persistence/sqlite_reads.py and
-async_reads.py); what a read may not do there is read again on a thread
-(tests/persistence)."""
+"""A game's reads (its document, a report, and their 304s, and the calculations on its
+stored state) run on the event loop on both databases: no unit of work on a thread
+(app/persistence/sqlite_reads.py and async_reads.py); what a read may not do there is read
+again on a thread (tests/persistence)."""
 
 from __future__ import annotations
 
@@ -20,4 +20,19 @@ async def test_a_game_and_its_reports_are_read_with_no_thread(
         assert read.status_code == 200, read.text
         held = {**game.player("p2"), "If-None-Match": read.headers["etag"]}
         assert (await game.client.get(url, headers=held)).status_code == 304
+    assert threads == []
+
+
+async def test_the_calculations_on_a_stored_game_read_it_with_no_thread(
+    game: GameHandle, threads: list[threading.Thread]
+) -> None:
+    threads.clear()
+    gains = {"gains": [{"source": {"kind": "action_space"}, "resources": {"coins": 2}}]}
+    adjusted = await game.client.post(
+        f"{game.url}/players/p2/gain-adjustments", json=gains, headers=game.player("p2")
+    )
+    assert adjusted.status_code == 200, adjusted.text
+    players = {"players": [{"id": p} for p in ("p1", "p2", "p3")]}
+    scored = await game.client.post(f"{game.url}/final-scores", json=players, headers=game.host())
+    assert scored.status_code == 200, scored.text
     assert threads == []

@@ -47,8 +47,8 @@ PINNED: dict[str, dict[str, int]] = {
         "setReportDecision": 4,
         "resolveReport": 4,
         "listGameEvents": 3,  # BEGIN; SELECT the version; SELECT events
-        "calculatePlayerGains": 2,  # BEGIN; SELECT the state
-        "calculateGameFinalScores": 2,
+        "calculatePlayerGains": 1,  # SELECT the state, as getReport
+        "calculateGameFinalScores": 1,
         "advanceRound": 4,  # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events
         "changePlayerFaith": 4,
         # BEGIN IMMEDIATE; SELECT; SELECT the events in effect (one, whatever their number);

@@ -36,13 +36,13 @@ router = APIRouter(prefix="/v1/games", tags=["games"], route_class=ExplicitRoute
     ),
 )
 @stores_nothing
-def gain_adjustments(
+async def gain_adjustments(
     game_id: str, player_id: str, body: PlayerGainsCalculation, games: GameUseCases, token: Token
 ) -> JSONDocumentResponse:
     """R-GAIN-*: the gains under the player's stored excommunications and leaders.
     Computes only; stores nothing."""
     gains = [g.to_domain() for g in body.gains]
-    result = games.gain_adjustments(game_id, player_id, gains, token)
+    result = await games.gain_adjustments(game_id, player_id, gains, token)
     return JSONDocumentResponse(gains_document(result))
 
 
@@ -60,10 +60,10 @@ def gain_adjustments(
     ),
 )
 @stores_nothing
-def game_final_scores(
+async def game_final_scores(
     game_id: str, body: GameFinalScoresCalculation, games: GameUseCases, token: Token
 ) -> JSONDocumentResponse:
     """R-END-*: final scores with each player's stored excommunications (so far, when
     called before the end). Every player listed once by id. Computes only."""
-    scores = games.final_scores(game_id, [p.to_domain() for p in body.players], token)
+    scores = await games.final_scores(game_id, [p.to_domain() for p in body.players], token)
     return JSONDocumentResponse(final_scores_document(scores))
