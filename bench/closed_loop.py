@@ -25,6 +25,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from app.persistence.migrate import upgrade
 from bench.harness import DEFAULT_PG_SERVER, app_command, fresh_database, serve, workdir
@@ -35,16 +36,28 @@ Game = list  # [id, host token, sorted player ids], as bench/seeding.py writes t
 Request = Callable[[random.Random], bytes]
 
 
+def _with_body(method: str, path: str, token: str, body: dict[str, Any], *more: str) -> bytes:
+    """A request with a JSON body, its token and ``more`` header lines."""
+    data = json.dumps(body).encode()
+    head = "".join(
+        (
+            f"{method} {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n",
+            *(f"{line}\r\n" for line in more),
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n",
+        )
+    )
+    return head.encode() + data
+
+
+def _get(path: str, token: str) -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n\r\n".encode()
+
+
 def _put_faith(games: list[Game]) -> Request:
     def request(rnd: random.Random) -> bytes:
         game_id, token, players = games[rnd.randrange(len(games))]
-        body = json.dumps({"faith": rnd.randint(0, 15)}).encode()
-        head = (
-            f"PUT /v1/games/{game_id}/players/{rnd.choice(players)}/faith HTTP/1.1\r\n"
-            f"Host: bench\r\nAuthorization: Bearer {token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-        )
-        return head.encode() + body
+        path = f"/v1/games/{game_id}/players/{rnd.choice(players)}/faith"
+        return _with_body("PUT", path, token, {"faith": rnd.randint(0, 15)})
 
     return request
 
@@ -52,8 +65,7 @@ def _put_faith(games: list[Game]) -> Request:
 def _get_game(games: list[Game]) -> Request:
     def request(rnd: random.Random) -> bytes:
         game_id, token, _ = games[rnd.randrange(len(games))]
-        head = f"GET /v1/games/{game_id} HTTP/1.1\r\nHost: bench\r\n"
-        return f"{head}Authorization: Bearer {token}\r\n\r\n".encode()
+        return _get(f"/v1/games/{game_id}", token)
 
     return request
 
@@ -63,14 +75,10 @@ def _change_faith_keyed(games: list[Game]) -> Request:
 
     def request(rnd: random.Random) -> bytes:
         game_id, token, players = games[rnd.randrange(len(games))]
-        body = json.dumps({"delta": rnd.choice((-1, 1))}).encode()
-        head = (
-            f"POST /v1/games/{game_id}/players/{rnd.choice(players)}/faith-changes HTTP/1.1\r\n"
-            f"Host: bench\r\nAuthorization: Bearer {token}\r\n"
-            f"Idempotency-Key: {uuid.UUID(int=rnd.getrandbits(128), version=4)}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-        )
-        return head.encode() + body
+        path = f"/v1/games/{game_id}/players/{rnd.choice(players)}/faith-changes"
+        key = uuid.UUID(int=rnd.getrandbits(128), version=4)
+        body = {"delta": rnd.choice((-1, 1))}
+        return _with_body("POST", path, token, body, f"Idempotency-Key: {key}")
 
     return request
 
@@ -80,8 +88,7 @@ def _get_report(games: list[Game]) -> Request:
 
     def request(rnd: random.Random) -> bytes:
         game_id, token, _ = games[rnd.randrange(len(games))]
-        head = f"GET /v1/games/{game_id}/reports/{rnd.randint(1, 3)} HTTP/1.1\r\nHost: bench\r\n"
-        return f"{head}Authorization: Bearer {token}\r\n\r\n".encode()
+        return _get(f"/v1/games/{game_id}/reports/{rnd.randint(1, 3)}", token)
 
     return request
 
@@ -89,18 +96,12 @@ def _get_report(games: list[Game]) -> Request:
 def _gain_adjustments(games: list[Game]) -> Request:
     """Gains under a player's stored excommunications and leaders (a calculation that reads
     its game)."""
-    body = json.dumps(
-        {"gains": [{"source": {"kind": "action_space"}, "resources": {"coins": 2, "wood": 1}}]}
-    ).encode()
+    gains = {"gains": [{"source": {"kind": "action_space"}, "resources": {"coins": 2, "wood": 1}}]}
 
     def request(rnd: random.Random) -> bytes:
         game_id, token, players = games[rnd.randrange(len(games))]
-        head = (
-            f"POST /v1/games/{game_id}/players/{rnd.choice(players)}/gain-adjustments HTTP/1.1"
-            f"\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-        )
-        return head.encode() + body
+        path = f"/v1/games/{game_id}/players/{rnd.choice(players)}/gain-adjustments"
+        return _with_body("POST", path, token, gains)
 
     return request
 
