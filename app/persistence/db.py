@@ -58,7 +58,7 @@ from app.persistence.connections import libpq_conninfo as libpq_conninfo
 from app.persistence.connections import normalize_url as normalize_url
 
 # The error classification lives in errors.py; importers of db.py keep finding it here.
-from app.persistence.driver_statements import change_statements
+from app.persistence.driver_statements import change_statements, key_statements
 from app.persistence.errors import DatabaseBusy as DatabaseBusy
 from app.persistence.errors import is_connect_timeout
 from app.persistence.errors import is_lock_not_available as is_lock_not_available
@@ -114,7 +114,9 @@ class Database:
         options["json_deserializer"] = json_value
         self.engine: Engine = create_engine(self.url, **options)
         self.dialect_name: str = self.engine.dialect.name
-        change_statements(self.engine.dialect)  # compiled now, not on the first change
+        # Compiled now, not on the first change or the first keyed request.
+        change_statements(self.engine.dialect)
+        key_statements(self.engine.dialect)
         write_engine = self.engine
         if self.dialect_name == "postgresql":
             stall = self.stall = StallBreaker(self._probe)

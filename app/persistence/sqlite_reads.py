@@ -17,7 +17,8 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from anyio import to_thread
 from sqlalchemy.dialects import sqlite
@@ -25,7 +26,13 @@ from sqlalchemy.dialects import sqlite
 from app.persistence.connections import SQLITE_CACHE_KIB
 from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_value
-from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
+from app.persistence.repositories import (
+    Credentials,
+    GameRepository,
+    StoredDocument,
+    StoredGame,
+    StoredVersion,
+)
 from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
 
 if TYPE_CHECKING:
@@ -35,6 +42,7 @@ _DIALECT = sqlite.dialect()
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
 _STATE = driver_sql(GAME_STATE, _DIALECT)
+_Row = TypeVar("_Row")
 
 
 class SqliteLoopReads:
@@ -49,7 +57,7 @@ class SqliteLoopReads:
     async def document(self, game_id: str) -> StoredDocument | None:
         found, row = self._on_the_loop(_DOCUMENT, game_id)
         if not found:
-            return await to_thread.run_sync(self._document_in_a_thread, game_id)
+            return await self._in_a_thread(lambda games: games.document(game_id))
         if row is None:
             return None
         version, document, key, host_hash, player_hashes = row
@@ -58,7 +66,7 @@ class SqliteLoopReads:
     async def version(self, game_id: str) -> StoredVersion | None:
         found, row = self._on_the_loop(_VERSION, game_id)
         if not found:
-            return await to_thread.run_sync(self._version_in_a_thread, game_id)
+            return await self._in_a_thread(lambda games: games.version(game_id))
         if row is None:
             return None
         version, host_hash, player_hashes = row
@@ -67,7 +75,7 @@ class SqliteLoopReads:
     async def state(self, game_id: str) -> StoredGame | None:
         found, row = self._on_the_loop(_STATE, game_id)
         if not found:
-            return await to_thread.run_sync(self._state_in_a_thread, game_id)
+            return await self._in_a_thread(lambda games: games.state(game_id))
         if row is None:
             return None
         version, state, host_hash, player_hashes, recovery_hash, write_tat_ms, budgets = row
@@ -113,17 +121,13 @@ class SqliteLoopReads:
             with contextlib.suppress(sqlite3.Error):  # it is dropped either way
                 connection.close()
 
-    def _document_in_a_thread(self, game_id: str) -> StoredDocument | None:
-        with self._database.unit_of_work(write=False) as uow:
-            return uow.games.document(game_id)
+    async def _in_a_thread(self, read: Callable[[GameRepository], _Row]) -> _Row:
+        """``read`` in the threadpool's unit of work, with its bounds and its errors."""
+        return await to_thread.run_sync(self._read, read)
 
-    def _version_in_a_thread(self, game_id: str) -> StoredVersion | None:
+    def _read(self, read: Callable[[GameRepository], _Row]) -> _Row:
         with self._database.unit_of_work(write=False) as uow:
-            return uow.games.version(game_id)
-
-    def _state_in_a_thread(self, game_id: str) -> StoredGame | None:
-        with self._database.unit_of_work(write=False) as uow:
-            return uow.games.state(game_id)
+            return read(uow.games)
 
 
 def _credentials(host_hash: str, player_hashes: str) -> Credentials:

@@ -20,8 +20,9 @@ case reads top to bottom::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from anyio import to_thread
 
@@ -38,6 +39,7 @@ from app.services.races import unlocked_attempt
 from app.services.storage import (
     AsyncGameReads,
     ChangeFeed,
+    Games,
     LostRace,
     Storage,
     UnitOfWork,
@@ -56,6 +58,7 @@ __all__ = ["Change", "GameDocument", "GameTransactions", "Reading", "reruns_lost
 # Game ids are uuid4 hex: anything else cannot name a game, so it is a 404 without a query
 # (and never reaches the database: PostgreSQL rejects a NUL byte in text outright).
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
+_Row = TypeVar("_Row")
 
 
 def _no_game(game_id: str) -> NotFound:
@@ -106,13 +109,9 @@ class GameTransactions:
     async def read(self, game_id: str, token: str | None) -> Reading:
         """What ``reading`` yields, in one statement, and with no thread held where the
         database allows it (``rows``): a report's read."""
-        stored = None
-        if _is_game_id(game_id):
-            stored = await (
-                self.rows.state(game_id)
-                if self.rows is not None
-                else to_thread.run_sync(self._read_state, game_id)
-            )
+        stored = await self._row(
+            game_id, lambda rows: rows.state(game_id), lambda games: games.state(game_id)
+        )
         if stored is None:
             raise _no_game(game_id)
         return Reading(stored.state, authenticate(stored.credentials, token))
@@ -127,13 +126,9 @@ class GameTransactions:
         """The read model: one statement, no state parsed, and no thread held where the
         database allows it (``rows``); a document rendered by another renderer (an older
         release, another tile catalogue) is rendered again once."""
-        stored = None
-        if _is_game_id(game_id):
-            stored = await (
-                self.rows.document(game_id)
-                if self.rows is not None
-                else to_thread.run_sync(self._read_document, game_id)
-            )
+        stored = await self._row(
+            game_id, lambda rows: rows.document(game_id), lambda games: games.document(game_id)
+        )
         document = self._current_document(stored, game_id, token)
         if document is None:
             return await to_thread.run_sync(self._render_again, game_id, token)
@@ -151,25 +146,27 @@ class GameTransactions:
         return stored.version, authenticate(stored.credentials, token).seat
 
     async def _version_row(self, game_id: str) -> StoredVersion | None:
-        if not _is_game_id(game_id):
-            return None
-        return await (
-            self.rows.version(game_id)
-            if self.rows is not None
-            else to_thread.run_sync(self._read_version, game_id)
+        return await self._row(
+            game_id, lambda rows: rows.version(game_id), lambda games: games.version(game_id)
         )
 
-    def _read_document(self, game_id: str) -> StoredDocument | None:
-        with self.storage.unit_of_work(write=False) as uow:
-            return uow.games.document(game_id)
+    async def _row(
+        self,
+        game_id: str,
+        on_the_loop: Callable[[AsyncGameReads], Awaitable[_Row | None]],
+        in_a_thread: Callable[[Games], _Row | None],
+    ) -> _Row | None:
+        """A read of the game's row (None when there is no such game): on the event loop
+        where the database allows it (``rows``), else in a unit of work on a thread."""
+        if not _is_game_id(game_id):
+            return None
+        if self.rows is not None:
+            return await on_the_loop(self.rows)
+        return await to_thread.run_sync(self._read, in_a_thread)
 
-    def _read_state(self, game_id: str) -> StoredGame | None:
+    def _read(self, read: Callable[[Games], _Row | None]) -> _Row | None:
         with self.storage.unit_of_work(write=False) as uow:
-            return uow.games.state(game_id)
-
-    def _read_version(self, game_id: str) -> StoredVersion | None:
-        with self.storage.unit_of_work(write=False) as uow:
-            return uow.games.version(game_id)
+            return read(uow.games)
 
     def _current_document(
         self, stored: StoredDocument | None, game_id: str, token: str | None
