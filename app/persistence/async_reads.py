@@ -4,8 +4,9 @@ its 304 cost, and a report's read (the game's state), without a thread or SQLAlc
 Measured (``bench/RESULTS.md``, "Where a read's cost is"): the same one-row SELECT serves
 2-3x the requests through psycopg's async connections that it serves through a pooled
 connection in the threadpool, where at 64 connections the requests queue for the four
-threads. Changes stay on the threadpool path (``db.py``): they hold a row lock across
-Python code, which is what threads are for.
+threads. A change that reads its game without a lock sends its two statements here too
+(``pg_loop_changes.py``); one that holds a row lock across Python code stays on the
+threadpool path (``db.py``), which is what threads are for.
 
 The bounds are the same as the threadpool path's (``DatabaseTimeouts``):
 
@@ -31,17 +32,18 @@ import asyncio
 import contextlib
 import os
 import socket
+from collections.abc import Mapping
 from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection, AsyncCursor
-from psycopg.types.json import set_json_loads
+from psycopg.types.json import set_json_dumps, set_json_loads
 from sqlalchemy.dialects import postgresql
 
 from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgres_connect_args
 from app.persistence.errors import DatabaseBusy
 from app.persistence.game_state import game_state
-from app.persistence.json_columns import json_value
+from app.persistence.json_columns import json_text, json_value
 from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
 from app.persistence.stall import StallBreaker
 from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
@@ -53,6 +55,8 @@ _DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
 _STATE = driver_sql(GAME_STATE, _DIALECT)
+# A statement's values: by name, or by position.
+_Parameters = Mapping[str, Any] | tuple[Any, ...]
 
 
 class AsyncGameRows:
@@ -121,11 +125,19 @@ class AsyncGameRows:
     # ---- the bounded connections ---------------------------------------------------------
 
     async def _fetch_one(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
+        return await self.fetch_one(statement, {"game_id": game_id})
+
+    async def fetch_one(self, statement: str, parameters: _Parameters) -> tuple[Any, ...] | None:
+        """The first row of one statement (the driver's SQL and values) run in autocommit
+        on one of these connections, within their bounds: a read, or a change stored by
+        one statement that checks what it read (``pg_loop_changes.py``)."""
         # The database's outages reach the use cases as the storage port's.
         with translated():
-            return await self._fetch_bounded(statement, game_id)
+            return await self._fetch_bounded(statement, parameters)
 
-    async def _fetch_bounded(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
+    async def _fetch_bounded(
+        self, statement: str, parameters: _Parameters
+    ) -> tuple[Any, ...] | None:
         self._follow_running_loop()
         self._check_stall()
         if self._slots.locked():
@@ -141,16 +153,16 @@ class AsyncGameRows:
             # Stalled while this read waited: it fails now rather than wait out a bound.
             self._check_stall()
             try:
-                return await self._on_a_connection(statement, game_id, reuse=True)
+                return await self._on_a_connection(statement, parameters, reuse=True)
             except _StalePooledConnection:
                 # The server restarted (or dropped it) while it sat idle: one new connection
                 # answers instead of failing the request, as db.py's checkout ping does.
-                return await self._on_a_connection(statement, game_id, reuse=False)
+                return await self._on_a_connection(statement, parameters, reuse=False)
         finally:
             self._slots.release()
 
     async def _on_a_connection(
-        self, statement: str, game_id: str, *, reuse: bool
+        self, statement: str, parameters: _Parameters, *, reuse: bool
     ) -> tuple[Any, ...] | None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._hold_s
@@ -161,7 +173,7 @@ class AsyncGameRows:
         timer = loop.call_at(deadline, cut)
         # The statement runs in a task of its own, shielded from the caller's cancellation,
         # so that psycopg never sees one (see the module's docstring): the cut ends it.
-        task = loop.create_task(_fetch(cursor, statement, game_id))
+        task = loop.create_task(_fetch(cursor, statement, parameters))
         try:
             row = await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -201,6 +213,7 @@ class AsyncGameRows:
                     self._conninfo, autocommit=True, **self._connect_args
                 )
                 set_json_loads(json_value, connection)
+                set_json_dumps(json_text, connection)  # a change's JSON columns
                 return connection.cursor()
         except TimeoutError:
             self._trip("no answer to a new connection within DB_HOLD_TIMEOUT_MS")
@@ -233,8 +246,10 @@ class _StalePooledConnection(Exception):
     pass
 
 
-async def _fetch(cursor: AsyncCursor[Any], statement: str, game_id: str) -> tuple[Any, ...] | None:
-    await cursor.execute(statement, {"game_id": game_id})
+async def _fetch(
+    cursor: AsyncCursor[Any], statement: str, parameters: _Parameters
+) -> tuple[Any, ...] | None:
+    await cursor.execute(statement, parameters)
     return await cursor.fetchone()
 
 

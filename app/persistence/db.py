@@ -65,12 +65,14 @@ from app.persistence.errors import is_lock_not_available as is_lock_not_availabl
 from app.persistence.errors import is_unavailable_error as is_unavailable_error
 from app.persistence.errors import unavailable_detail as unavailable_detail
 from app.persistence.json_columns import json_text, json_value
+from app.persistence.pg_loop_changes import PostgresLoopChanges, StagedUnitOfWork
 from app.persistence.sqlite_loop_writes import SqliteLoopWrites
 from app.persistence.sqlite_reads import SqliteLoopReads
 from app.persistence.sqlite_writer import KeptWriteConnection
 from app.persistence.stall import StallBreaker
 from app.persistence.unit_of_work import SqlUnitOfWork, translated
 from app.persistence.watchdog import Watchdog
+from app.services.storage import WorkOnTheLoop, WouldWait
 
 if TYPE_CHECKING:
     from app.persistence.async_reads import AsyncGameRows
@@ -133,8 +135,11 @@ class Database:
         self._kept_writer = (
             KeptWriteConnection(write_engine) if self.dialect_name == "sqlite" else None
         )
-        #: A SQLite file's units of work on the event loop (None elsewhere).
-        self.on_the_loop = SqliteLoopWrites(write_engine) if sqlite_file(self.url) else None
+        #: A SQLite file's units of work on the event loop.
+        self._loop_writes = SqliteLoopWrites(write_engine) if sqlite_file(self.url) else None
+        #: PostgreSQL's changes on the event loop, on the connections of its reads there
+        #: (``async_game_rows``).
+        self._loop_changes: PostgresLoopChanges | None = None
         self._autocommit_engine: Engine | None = None
         if self.dialect_name == "postgresql":
             self._autocommit_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -160,10 +165,13 @@ class Database:
         whose writes are one statement that checks what it read, such as a change stored
         only if its game is still at the version it read (``GameTransactions.changing``).
         """
-        if self.on_the_loop is not None and (run := self.on_the_loop.current()) is not None:
-            with self.on_the_loop.transaction(run, write=write) as connection:
+        if self._loop_writes is not None and (run := self._loop_writes.current()) is not None:
+            with self._loop_writes.transaction(run, write=write) as connection:
                 yield connection
             return
+        if self._loop_changes is not None and self._loop_changes.current() is not None:
+            # A pooled connection would block the loop: the request goes to a thread.
+            raise WouldWait("a transaction on a pooled connection")
         if self.stall is not None:
             self.stall.check()
         with self._connection(write, statement_by_statement) as connection:
@@ -186,6 +194,12 @@ class Database:
         return (self._write_engine if write else self.engine).connect()
 
     @property
+    def on_the_loop(self) -> WorkOnTheLoop | None:
+        """The storage port's work on the event loop: a SQLite file's units of work, or
+        PostgreSQL's changes once its reads are on the loop (None elsewhere)."""
+        return self._loop_writes or self._loop_changes
+
+    @property
     def concurrent_writers(self) -> bool:
         """The storage port's question (``app/services/storage.py``): PostgreSQL's writers
         lock rows; SQLite's share one write lock."""
@@ -194,10 +208,17 @@ class Database:
     @contextmanager
     def unit_of_work(
         self, *, write: bool, statement_by_statement: bool = False
-    ) -> Iterator[SqlUnitOfWork]:
+    ) -> Iterator[SqlUnitOfWork | StagedUnitOfWork]:
         """The storage port's unit of work: ``transaction`` with the repositories the use
         cases need, and the database's outages raised as the port's ``StorageUnavailable``;
-        once it has committed, what was to follow the commit (``SqlUnitOfWork.committed``)."""
+        once it has committed, what was to follow the commit (``SqlUnitOfWork.committed``).
+        Within a change run on the event loop on PostgreSQL, that change's
+        (``pg_loop_changes.py``)."""
+        if self._loop_changes is not None and (staged := self._loop_changes.current()) is not None:
+            yield self._loop_changes.unit_of_work(
+                staged, write=write, statement_by_statement=statement_by_statement
+            )
+            return
         with translated():
             with self.transaction(
                 write=write, statement_by_statement=statement_by_statement
@@ -221,6 +242,7 @@ class Database:
             from app.persistence.async_reads import AsyncGameRows
 
             rows = AsyncGameRows(self.url, size=size, timeouts=self.timeouts, stall=self.stall)
+            self._loop_changes = PostgresLoopChanges(rows, change_statements(self.engine.dialect))
         else:
             return None
         self._loop_reads.append(rows)
@@ -256,8 +278,8 @@ class Database:
             rows.discard()
         if self._kept_writer is not None:
             self._kept_writer.close()
-        if self.on_the_loop is not None:
-            self.on_the_loop.close()
+        if self._loop_writes is not None:
+            self._loop_writes.close()
         self.engine.dispose()
         if self.watchdog is not None:
             self.watchdog.close()

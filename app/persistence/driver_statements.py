@@ -135,6 +135,11 @@ class ChangeStatements:
             self._change = DriverStatement(GAME_CHANGE, dialect)
             self._append = DriverStatement(EVENT_APPEND, dialect)
 
+    def store_statement(self, *, announce: bool) -> DriverStatement:
+        """PostgreSQL's one statement that stores a change (for a driver connection of
+        its own: ``pg_loop_changes.py``)."""
+        return self._store[announce]
+
     def store(self, connection: Connection, values: Mapping[str, Any], *, announce: bool) -> bool:
         """Store the change (the names ``store_change`` binds; with ``announce``, also
         ``channel`` and ``payload`` of its ``pg_notify``, which only PostgreSQL sends),

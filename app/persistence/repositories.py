@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, CursorResult, delete, insert, select, update
 
 from app.domain.game import GameEvent, GameState
-from app.persistence.changes import Notification, sql_feed
+from app.persistence.changes import ChangeFeed, Notification, sql_feed
 from app.persistence.creation_limits import CreationLimitRepository as CreationLimitRepository
 from app.persistence.driver_statements import change_statements
 from app.persistence.game_state import game_state, state_data
@@ -61,6 +61,69 @@ def _credentials(row: Any) -> Credentials:
         row.player_token_hashes,
         getattr(row, "recovery_code_hash", None),  # not every read selects it
     )
+
+
+class StoredChange:
+    """What ``store_change`` binds for one change (and with a change feed, what announces
+    it): built once, whether the change is stored at once (``GameRepository``) or after
+    its request's code has run (``pg_loop_changes.py``)."""
+
+    __slots__ = ("_feed", "_logged", "announces", "game_id", "values")
+
+    def __init__(
+        self,
+        game_id: str,
+        values: dict[str, Any],
+        feed: ChangeFeed | None,
+        logged: LoggedEvent | None,
+    ) -> None:
+        self.game_id = game_id
+        self.values = values
+        self._feed = feed
+        self._logged = logged
+        #: Whether the statement sends a ``pg_notify`` (``channel`` and ``payload`` bound).
+        self.announces = "channel" in values
+
+    @classmethod
+    def of(
+        cls,
+        game: GameState,
+        document: str,
+        document_key: str,
+        event: GameEvent,
+        at: datetime,
+        *,
+        read_version: int,
+        write_tat_ms: int,
+        player_budgets: Mapping[str, list[int]] | None,
+        changes: PortChangeFeed | None,
+    ) -> StoredChange:
+        feed = sql_feed(changes)
+        # Once: a typed event writes its data out on each read of ``data``.
+        data = event.data
+        values: dict[str, Any] = {
+            "game_id": game.id,
+            "read_version": read_version,
+            "new_version": game.version,
+            "new_state": state_data(game),
+            "new_document": document,
+            "new_document_key": document_key,
+            "new_updated_at": at,
+            "new_write_tat_ms": write_tat_ms,
+            "new_player_budgets": dict(player_budgets or {}),
+            **_event_values(game.id, game.version, event, at, data),
+        }
+        notify = feed.notification(game.id, game.version) if feed is not None else None
+        if notify is not None:
+            values |= {"channel": notify.channel, "payload": notify.payload}
+        logged = LoggedEvent(game.version, event.type, at, dict(data)) if feed is not None else None
+        return cls(game.id, values, feed, logged)
+
+    def announcement(self) -> Callable[[], None] | None:
+        """What tells this process's listeners, to run once the change has committed."""
+        if self._feed is None or self._logged is None:
+            return None
+        return self._feed.record(self.game_id, self._logged)
 
 
 class GameRepository:
@@ -144,31 +207,22 @@ class GameRepository:
         there are none without it): one round trip instead of three, which is most of what
         a change costs there (bench/RESULTS.md). SQLite has no round trips to save.
         """
-        feed = sql_feed(changes)
-        # Once: a typed event writes its data out on each read of ``data``.
-        data = event.data
-        values: dict[str, Any] = {
-            "game_id": game.id,
-            "read_version": read_version,
-            "new_version": game.version,
-            "new_state": state_data(game),
-            "new_document": document,
-            "new_document_key": document_key,
-            "new_updated_at": at,
-            "new_write_tat_ms": write_tat_ms,
-            "new_player_budgets": dict(player_budgets or {}),
-            **_event_values(game.id, game.version, event, at, data),
-        }
-        notify = feed.notification(game.id, game.version) if feed is not None else None
-        if notify is not None:
-            values |= {"channel": notify.channel, "payload": notify.payload}
-        if not self._statements.store(self.connection, values, announce=notify is not None):
+        stored = StoredChange.of(
+            game,
+            document,
+            document_key,
+            event,
+            at,
+            read_version=read_version,
+            write_tat_ms=write_tat_ms,
+            player_budgets=player_budgets,
+            changes=changes,
+        )
+        if not self._statements.store(self.connection, stored.values, announce=stored.announces):
             raise LostRace(game.id)
-        if feed is not None:
-            logged = LoggedEvent(game.version, event.type, at, dict(data))
-            announce = feed.record(game.id, logged)
-            if announce is not None:
-                self.after_commit.append(announce)
+        announce = stored.announcement()
+        if announce is not None:
+            self.after_commit.append(announce)
 
     def replace_credentials(self, game_id: str, credentials: Credentials) -> None:
         """New token hashes (and recovery code hash) for the game, in a change's

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
@@ -41,6 +42,8 @@ from sqlalchemy.exc import DBAPIError
 from app.persistence.connections import begin_on_sqlite, sqlite_driver
 from app.persistence.errors import is_sqlite_busy
 from app.services.storage import WouldWait
+
+R = TypeVar("R")
 
 
 class LoopRun:
@@ -67,6 +70,12 @@ class SqliteLoopWrites:
         self._engine = write_engine
         self._free = threading.Lock()
         self._connection: Connection | None = None
+
+    async def run(self, work: Callable[[], R], game_id: str | None) -> R:
+        """What ``work`` answers, run on the loop (the storage port's ``WorkOnTheLoop``);
+        ``WouldWait`` when it would have waited before storing anything."""
+        with self.running():
+            return work()
 
     @contextmanager
     def running(self) -> Iterator[None]:

@@ -28,12 +28,12 @@ from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_value
 from app.persistence.repositories import (
     Credentials,
-    GameRepository,
     StoredDocument,
     StoredGame,
     StoredVersion,
 )
 from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
+from app.services.storage import Games
 
 if TYPE_CHECKING:
     from app.persistence.db import Database
@@ -121,11 +121,11 @@ class SqliteLoopReads:
             with contextlib.suppress(sqlite3.Error):  # it is dropped either way
                 connection.close()
 
-    async def _in_a_thread(self, read: Callable[[GameRepository], _Row]) -> _Row:
+    async def _in_a_thread(self, read: Callable[[Games], _Row]) -> _Row:
         """``read`` in the threadpool's unit of work, with its bounds and its errors."""
         return await to_thread.run_sync(self._read, read)
 
-    def _read(self, read: Callable[[GameRepository], _Row]) -> _Row:
+    def _read(self, read: Callable[[Games], _Row]) -> _Row:
         with self._database.unit_of_work(write=False) as uow:
             return read(uow.games)
 

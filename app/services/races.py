@@ -3,14 +3,14 @@ first (where writers run side by side: PostgreSQL); the last attempt locks the g
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from functools import wraps
 from typing import ParamSpec, TypeVar
 
 from prometheus_client import Counter
 
-from app.services.storage import LostRace
+from app.services.storage import LostRace, WouldWait
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -55,3 +55,16 @@ def reruns_lost_races(use_case: Callable[P, R]) -> Callable[P, R]:
         raise AssertionError("the last attempt locks: it cannot lose a race")
 
     return run
+
+
+async def rerun_lost_races_on_the_loop(attempt: Callable[[], Awaitable[R]]) -> R:
+    """What ``attempt`` answers: a change run on the event loop, which reads its game
+    first and stores it last, run again while another writer stored first, as
+    ``reruns_lost_races`` runs one on a thread. After ``RACE_ATTEMPTS - 1`` lost races,
+    ``WouldWait``: the request goes to a thread, whose last attempt locks the game."""
+    for _ in range(RACE_ATTEMPTS - 1):
+        try:
+            return await attempt()
+        except LostRace:
+            LOST_RACES.inc()
+    raise WouldWait("another writer stored first, each time")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from app.domain.game import GameEvent, GameState
 from app.services.stored import (
@@ -233,13 +233,18 @@ class Storage(Protocol):
         ...
 
 
-class WorkOnTheLoop(Protocol):
-    """Where the store allows it (a SQLite file), the units of work a request opens within
-    ``running()`` are run on the event loop, and never wait there: one that would raises
-    ``WouldWait`` while its request has stored nothing (``persistence/sqlite_loop_writes.py``).
-    """
+R = TypeVar("R")
 
-    def running(self) -> AbstractContextManager[None]: ...
+
+class WorkOnTheLoop(Protocol):
+    """Where the store allows it, a request's storage work is run on the event loop and
+    never waits there: ``run`` raises ``WouldWait`` when it would have, before anything was
+    stored, and the request must run again on a thread. On a SQLite file every unit of
+    work of the request is the loop's (``persistence/sqlite_loop_writes.py``); on
+    PostgreSQL a change of the one game ``game_id`` names, read before and stored after
+    the request's code (``persistence/pg_loop_changes.py``)."""
+
+    async def run(self, work: Callable[[], R], game_id: str | None) -> R: ...
 
 
 class AsyncGameReads(Protocol):

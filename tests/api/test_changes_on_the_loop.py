@@ -2,7 +2,7 @@
 app/persistence/sqlite_loop_writes.py): no request thread, unless the database's lock is
 held elsewhere, when it runs again on a thread, waits there, and the loop goes on serving
 meanwhile; a change with an Idempotency-Key too (its claim is in the change's transaction
-there). On PostgreSQL changes run on threads as before."""
+there). PostgreSQL's changes on the loop: test_pg_changes_on_the_loop.py."""
 
 from __future__ import annotations
 
@@ -123,18 +123,3 @@ async def test_a_keyed_change_that_would_wait_runs_again_on_a_thread_and_acts_on
     retry = await client.post(url, json={"delta": 3}, headers=headers)
     assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
     assert (await game.read())["players"][0]["faith"] == 3  # once
-
-
-@pytest.mark.postgres
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
-async def test_a_change_on_postgresql_runs_on_a_thread(
-    app: FastAPI, client: httpx.AsyncClient, threads: list[threading.Thread]
-) -> None:
-    assert app.state.db.on_the_loop is None
-    game = await create_game(client)
-    threads.clear()
-    answer = await client.put(
-        f"{game.url}/players/p1/faith", json={"faith": 4}, headers=game.host()
-    )
-    assert answer.status_code == 200, answer.text
-    assert threads and threading.current_thread() not in threads

@@ -20,12 +20,15 @@ SQLite) for up to ``DB_LOCK_TIMEOUT_MS``. So a change is admitted to a thread on
    always finds a thread; on SQLite one, since its writers all take the one write lock
    of the database anyway and are better queued here, in order, than polling for it.
 
-Where the storage lets a change run on the event loop without ever waiting there (a
-SQLite file: ``app/persistence/sqlite_loop_writes.py``), an admitted change runs on the loop
-instead of a request thread, and on a thread only when it would have waited (the storage
-says so before anything is stored; there, a request with an Idempotency-Key claims it in
-the transaction of its work, ``app/services/idempotency.py``). On one write slot, the
-thread only ever added its hand-offs.
+Where the storage lets a change run on the event loop without ever waiting there, an
+admitted change runs on the loop instead of a request thread, and on a thread only when it
+would have waited (the storage says so before anything is stored): on a SQLite file every
+unit of work of the request (``app/persistence/sqlite_loop_writes.py``; there a request
+with an Idempotency-Key claims it in the transaction of its work,
+``app/services/idempotency.py``), where on one write slot the thread only ever added its
+hand-offs; on PostgreSQL a change that reads its game without a lock, read before and
+stored after its code on the loop (``app/persistence/pg_loop_changes.py``), run again
+while another writer stores first (``app/services/races.py``).
 
 Waiting for 3 and 4 together is bounded by ``DB_POOL_TIMEOUT_MS``; past it the answer is
 a 503 ``service-unavailable`` with ``Retry-After``, counted in
@@ -46,6 +49,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any, TypeVar
 
 from prometheus_client import Counter
@@ -53,6 +57,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from app.api.problems.catalogue import ServiceUnavailable
+from app.services.races import rerun_lost_races_on_the_loop
 from app.services.storage import WorkOnTheLoop, WouldWait
 from app.services.tokens import hash_token
 
@@ -64,8 +69,9 @@ REFUSED = Counter(
 )
 OFF_THE_LOOP = Counter(
     "changes_run_again_on_a_thread_total",
-    "Changes begun on the event loop that found the database's lock taken before storing "
-    "anything, and ran again on a request thread (SQLite).",
+    "Changes begun on the event loop that needed what the loop does not wait for (the "
+    "database's lock on SQLite; a row lock, an Idempotency-Key or a lost race on "
+    "PostgreSQL) before storing anything, and ran again on a request thread.",
 )
 
 #: The name of the attribute a declaration sets on an endpoint.
@@ -145,6 +151,10 @@ class Admitted:
             raise TypeError(f"{where}: a route that recovers a game takes its game_id")
         return admitted
 
+    def game_changed(self, values: Mapping[str, Any]) -> str | None:
+        """The game a request of this route changes with its token, if it does."""
+        return values[self.game_param] if self.stores is Stores.GAME_CHANGE else None
+
     def enter(
         self, request: Request, values: Mapping[str, Any]
     ) -> contextlib.AbstractAsyncContextManager[WriteAdmission]:
@@ -203,14 +213,17 @@ class WriteAdmission:
         async with self._slot(asyncio.get_running_loop().time() + self.wait_s):
             yield self
 
-    async def call(self, endpoint: Callable[..., Any], values: Mapping[str, Any]) -> Any:
+    async def call(
+        self, endpoint: Callable[..., Any], values: Mapping[str, Any], game_id: str | None
+    ) -> Any:
         """What the admitted sync ``endpoint`` answers to ``values``: run on the event loop
-        where the storage allows it, else, or when it would have waited there, on a request
-        thread."""
-        if self._on_the_loop is not None:
+        where the storage allows it (for the change of ``game_id``, if it changes one),
+        else, or when it would have waited there, on a request thread."""
+        on_the_loop = self._on_the_loop
+        if on_the_loop is not None:
+            work = partial(endpoint, **values)
             try:
-                with self._on_the_loop.running():
-                    return endpoint(**values)
+                return await rerun_lost_races_on_the_loop(lambda: on_the_loop.run(work, game_id))
             except WouldWait:
                 OFF_THE_LOOP.inc()
         return await run_in_threadpool(endpoint, **values)

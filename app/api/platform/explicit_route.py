@@ -150,7 +150,7 @@ def explicit_handler(endpoint: Callable[..., Any], path: str, where: str) -> Han
                 response = await endpoint(**values)
         else:
             async with admitted.enter(request, values) as gate:
-                response = await gate.call(endpoint, values)
+                response = await gate.call(endpoint, values, admitted.game_changed(values))
         if not isinstance(response, Response):  # its annotation said otherwise
             raise TypeError(f"{where}: an ExplicitRoute's endpoint returns a Response")
         return response
