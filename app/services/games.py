@@ -204,25 +204,33 @@ class GameService(FaithChanges):
         """R-RND-1, R-RND-3, R-RND-4: the host moves a game that tracks its rounds to the
         next round or report phase; answers the game. A retry with the same
         Idempotency-Key replays the first answer."""
-
-        def advance(uow: UnitOfWork) -> Answer:
-            with self.transactions.changing(game_id, token, uow=uow) as change:
-                change.who.require_host("advance the round")
-                change.check_version(if_match)
-                change.apply(rules.advance_round(change.game))
-            assert change.document is not None
-            document = change.document
-            return Answer(Outcome.GAME_CHANGED, game_id, document.version, document.body)
-
+        if key is None:  # nothing to store beside the change: it may run again
+            return self._advance_round(game_id, token, if_match)
         return self.idempotency.answer(
             f"advanceRound:{game_id}",
             key,
             fingerprint,
-            advance,
+            lambda uow: self._advance_round(game_id, token, if_match, uow),
             check_access=lambda: self.transactions.require_host(
                 game_id, token, "advance the round"
             ),
         )
+
+    @reruns_lost_races
+    def _advance_round(
+        self,
+        game_id: str,
+        token: str | None,
+        if_match: Collection[int] | None,
+        uow: UnitOfWork | None = None,
+    ) -> Answer:
+        with self.transactions.changing(game_id, token, uow=uow) as change:
+            change.who.require_host("advance the round")
+            change.check_version(if_match)
+            change.apply(rules.advance_round(change.game))
+        assert change.document is not None
+        document = change.document
+        return Answer(Outcome.GAME_CHANGED, game_id, document.version, document.body)
 
     def delete_game(
         self, game_id: str, token: str | None, if_match: Collection[int] | None

@@ -60,24 +60,34 @@ class ReportService:
         """R-REP-2..R-REP-10: resolve the report once, in period order, applying every
         outcome to the players atomically; a retry with the same Idempotency-Key replays
         the first answer."""
-
-        def resolve(uow: UnitOfWork) -> Answer:
-            with self.transactions.changing(game_id, token, uow=uow) as change:
-                change.game.report(period)
-                change.who.require_host("resolve a report")
-                change.check_version(if_match)
-                change.apply(rules.resolve(change.game, period, default_choice))
-            return Answer(
-                Outcome.REPORT_RESOLVED,
-                game_id,
-                change.game.version,
-                self.transactions.presenter.report(change.game, period),
-            )
-
+        if key is None:  # nothing to store beside the change: it may run again
+            return self._resolve(game_id, period, default_choice, token, if_match)
         return self.idempotency.answer(
             f"resolveReport:{game_id}:{period}",
             key,
             fingerprint,
-            resolve,
+            lambda uow: self._resolve(game_id, period, default_choice, token, if_match, uow),
             check_access=lambda: self.transactions.require_host(game_id, token, "resolve a report"),
+        )
+
+    @reruns_lost_races
+    def _resolve(
+        self,
+        game_id: str,
+        period: int,
+        default_choice: Choice | None,
+        token: str | None,
+        if_match: Collection[int] | None,
+        uow: UnitOfWork | None = None,
+    ) -> Answer:
+        with self.transactions.changing(game_id, token, uow=uow) as change:
+            change.game.report(period)
+            change.who.require_host("resolve a report")
+            change.check_version(if_match)
+            change.apply(rules.resolve(change.game, period, default_choice))
+        return Answer(
+            Outcome.REPORT_RESOLVED,
+            game_id,
+            change.game.version,
+            self.transactions.presenter.report(change.game, period),
         )

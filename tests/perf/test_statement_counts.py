@@ -66,21 +66,21 @@ PINNED: dict[str, dict[str, int]] = {
 }
 # PostgreSQL: a read of a game is one SELECT on the async reads' autocommit connections
 # (no BEGIN), as on SQLite; the other reads are as on SQLite. A change that may rerun
-# (reruns_lost_races) is two statements each committing on its own, no BEGIN and no
-# COMMIT: the unlocked SELECT, and ONE statement storing the row, the event and the
-# pg_notify if the game is still at the version read (data-modifying CTEs;
-# GameRepository.store_change). resolveReport runs in the idempotency's transaction, so
-# locks its game: BEGIN, SELECT ... FOR UPDATE, then that same one statement.
+# (reruns_lost_races: every change sent without an Idempotency-Key but a history's or a
+# seat's) is two statements each committing on its own, no BEGIN and no COMMIT: the
+# unlocked SELECT, and ONE statement storing the row, the event and the pg_notify if the
+# game is still at the version read (data-modifying CTEs; GameRepository.store_change),
+# both on the event loop (pg_loop_changes.py).
 PINNED["postgresql"] = {
     **PINNED["sqlite"],
     "setPlayerFaith": 3,  # its admission's read of the token hashes, then the two
     "setFaith": 2,
     "setReportDecision": 2,
-    "resolveReport": 3,
+    "resolveReport": 2,
+    "advanceRound": 2,
     "changePlayerFaith": 2,
     # In a transaction of their own (the idempotency's, key or not): BEGIN, SELECT ... FOR
     # UPDATE, then the one statement storing the change (and what each one adds).
-    "advanceRound": 3,
     "undoChange": 4,
     "redoChange": 4,
     "issueSeatToken": 4,
