@@ -39,6 +39,7 @@ from app.persistence.statements import (
     GAME_CHANGE,
     GAME_STATE,
     GAME_STATE_LOCKED,
+    GAME_VERSION,
     KEY_COMPLETE,
     KEY_LEASE,
     KEY_RELEASE,
@@ -125,6 +126,8 @@ class ChangeStatements:
     def __init__(self, dialect: Dialect) -> None:
         self.state = DriverSelect(GAME_STATE, dialect)
         self.state_locked = DriverSelect(GAME_STATE_LOCKED, dialect)
+        # A keyed change's check of its token reads the version and token hashes alone.
+        self.version = DriverSelect(GAME_VERSION, dialect)
         self._in_one_statement = dialect.name == "postgresql"
         if self._in_one_statement:
             self._store = {

@@ -27,7 +27,6 @@ from app.persistence.statements import (
     CREDENTIALS_CHANGE,
     EVENT_APPEND,
     GAME_DOCUMENT,
-    GAME_VERSION,
     KEYS_GONE,
     NOTIFY_EACH,
 )
@@ -180,7 +179,7 @@ class GameRepository:
         return StoredDocument(row.version, row.document, row.document_key, _credentials(row))
 
     def version(self, game_id: str) -> StoredVersion | None:
-        row = self.connection.execute(GAME_VERSION, {"game_id": game_id}).one_or_none()
+        row = self._statements.version.one_or_none(self.connection, {"game_id": game_id})
         return None if row is None else StoredVersion(row.version, _credentials(row))
 
     def store_change(

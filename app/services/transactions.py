@@ -118,9 +118,13 @@ class GameTransactions:
 
     def require_host(self, game_id: str, token: str | None, action: str) -> None:
         """404, 401, then 403 unless ``token`` is the host's: the check of a change that
-        comes before the replay of its Idempotency-Key, which must not skip it."""
-        with self.reading(game_id, token) as reading:
-            reading.who.require_host(action)
+        comes before the replay of its Idempotency-Key, which must not skip it. It reads
+        the game's version and token hashes, not its state (which it does not need)."""
+        with self.storage.unit_of_work(write=False) as uow:
+            stored = uow.games.version(game_id) if _is_game_id(game_id) else None
+        if stored is None:
+            raise _no_game(game_id)
+        authenticate(stored.credentials, token).require_host(action)
 
     async def document(self, game_id: str, token: str | None) -> GameDocument:
         """The read model: one statement, no state parsed, and no thread held where the

@@ -13,7 +13,13 @@ from sqlalchemy import Connection, insert, select, text, update
 from app.persistence.db import Database
 from app.persistence.driver_statements import ChangeStatements, change_statements
 from app.persistence.repositories import GameRepository, IdempotencyRepository
-from app.persistence.statements import EVENT_APPEND, GAME_CHANGE, GAME_STATE, STORE_CHANGE
+from app.persistence.statements import (
+    EVENT_APPEND,
+    GAME_CHANGE,
+    GAME_STATE,
+    GAME_VERSION,
+    STORE_CHANGE,
+)
 from app.persistence.tables import IDEMPOTENCY_KEYS
 from tests.persistence.conftest import GameFactory, credentials
 
@@ -125,7 +131,12 @@ def test_a_change_stores_what_core_stores_and_reads_back_what_core_reads(
                 read = select.one_or_none(connection, {"game_id": game.id})
                 assert tuple(read) == tuple(expected)
                 assert read.state == state and read.player_budgets == budgets
+            version = connection.execute(GAME_VERSION, {"game_id": game.id}).one()
+            assert tuple(statements.version.one_or_none(connection, {"game_id": game.id})) == (
+                tuple(version)
+            )
         assert statements.state.one_or_none(connection, {"game_id": "0" * 32}) is None
+        assert statements.version.one_or_none(connection, {"game_id": "0" * 32}) is None
 
 
 def test_a_change_of_a_game_at_another_version_stores_nothing(

@@ -10,6 +10,7 @@ import pytest
 
 from app.domain.errors import InvalidInput, NotFound, ReportOutOfOrder
 from app.domain.game import GameEvent
+from app.persistence.db import Database
 from app.services.errors import (
     EventLimitReached,
     Forbidden,
@@ -18,8 +19,10 @@ from app.services.errors import (
     VersionMismatch,
 )
 from app.services.idempotency import request_fingerprint
+from app.services.storage import Storage
 from app.services.stored import Outcome
 from tests.services.conftest import MAX_EVENTS, UseCases, create, new_game
+from tests.statements import count_statements
 
 KEY = "service-level-key-0123456789"
 
@@ -126,3 +129,24 @@ def test_resolving_answers_the_report_and_replays_it(use_cases: UseCases) -> Non
     assert outcomes == {"p1": "supported", "p2": "excommunicated", "p3": "excommunicated"}
     state = asyncio.run(use_cases.reports.get_report(game.id, 1, game.host))
     assert [e.tile_id for e in state.player("p2").excommunications] == ["I-6"]
+
+
+def test_a_keyed_changes_host_check_answers_404_401_403_reading_no_state(
+    use_cases: UseCases, storage: Storage
+) -> None:
+    game = create(use_cases)
+    check = use_cases.transactions.require_host
+    with pytest.raises(NotFound):
+        check("0" * 32, game.host, "resolve a report")
+    with pytest.raises(Unauthorized):
+        check(game.id, "not-a-token", "resolve a report")
+    with pytest.raises(Forbidden):
+        check(game.id, game.players["p1"], "resolve a report")
+    if isinstance(storage, Database):
+        with count_statements(storage.engine) as statements:
+            check(game.id, game.host, "resolve a report")
+        # The version and the token hashes: the state is not read, so not parsed.
+        assert [s for s in statements if "games.state" in s] == []
+        assert any("games.host_token_hash" in s for s in statements)
+    else:
+        check(game.id, game.host, "resolve a report")
