@@ -37,6 +37,7 @@ from app.persistence.connections import sqlite_driver
 from app.persistence.statements import (
     EVENT_APPEND,
     GAME_CHANGE,
+    GAME_INSERT,
     GAME_STATE,
     GAME_STATE_LOCKED,
     GAME_VERSION,
@@ -120,10 +121,14 @@ class DriverSelect(DriverStatement):
 class ChangeStatements:
     """What a change runs on one engine (its dialect carries its JSON writer): its game's
     row read, then the row rewritten and its event appended, in one statement on
-    PostgreSQL (``STORE_CHANGE``, by whether it announces the change), in two elsewhere.
-    Only the statements of the engine's own database are compiled."""
+    PostgreSQL (``STORE_CHANGE``, by whether it announces the change), in two elsewhere;
+    and a game's creation, its row and first event. Only the statements of the engine's
+    own database are compiled."""
 
     def __init__(self, dialect: Dialect) -> None:
+        self.insert = DriverStatement(GAME_INSERT, dialect)
+        # An event appended on its own (a creation's first; on SQLite every change's).
+        self.append = DriverStatement(EVENT_APPEND, dialect)
         self.state = DriverSelect(GAME_STATE, dialect)
         self.state_locked = DriverSelect(GAME_STATE_LOCKED, dialect)
         # A keyed change's check of its token reads the version and token hashes alone.
@@ -136,7 +141,6 @@ class ChangeStatements:
             }
         else:
             self._change = DriverStatement(GAME_CHANGE, dialect)
-            self._append = DriverStatement(EVENT_APPEND, dialect)
 
     def store_statement(self, *, announce: bool) -> DriverStatement:
         """PostgreSQL's one statement that stores a change (for a driver connection of
@@ -151,7 +155,7 @@ class ChangeStatements:
             return self._store[announce].first_row(connection, values) is not None
         if self._change.execute(connection, values).rowcount != 1:
             return False
-        self._append.execute(connection, values)
+        self.append.execute(connection, values)
         return True
 
 

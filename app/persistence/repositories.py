@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, delete, insert, select, update
+from sqlalchemy import Connection, CursorResult, delete, select, update
 
 from app.domain.game import GameEvent, GameState
 from app.persistence.changes import ChangeFeed, Notification, sql_feed
@@ -25,7 +25,6 @@ from app.persistence.game_state import game_state, state_data
 from app.persistence.idempotency_keys import IdempotencyRepository as IdempotencyRepository
 from app.persistence.statements import (
     CREDENTIALS_CHANGE,
-    EVENT_APPEND,
     GAME_DOCUMENT,
     KEYS_GONE,
     NOTIFY_EACH,
@@ -143,19 +142,20 @@ class GameRepository:
         document_key: str,
         at: datetime,
     ) -> None:
-        self.connection.execute(
-            insert(GAMES).values(
-                id=game.id,
-                version=game.version,
-                state=state_data(game),
-                document=document,
-                document_key=document_key,
-                host_token_hash=credentials.host_token_hash,
-                player_token_hashes=dict(credentials.player_token_hashes),
-                recovery_code_hash=credentials.recovery_code_hash,
-                created_at=at,
-                updated_at=at,
-            )
+        self._statements.insert.execute(
+            self.connection,
+            {
+                "new_id": game.id,
+                "new_version": game.version,
+                "new_state": state_data(game),
+                "new_document": document,
+                "new_document_key": document_key,
+                "new_host_token_hash": credentials.host_token_hash,
+                "new_player_token_hashes": dict(credentials.player_token_hashes),
+                "new_recovery_code_hash": credentials.recovery_code_hash,
+                "new_created_at": at,
+                "new_updated_at": at,
+            },
         )
 
     def state(self, game_id: str, *, for_update: bool = False) -> StoredGame | None:
@@ -284,7 +284,8 @@ class EventRepository:
         self.connection = connection
 
     def append(self, game_id: str, seq: int, event: GameEvent, at: datetime) -> None:
-        self.connection.execute(EVENT_APPEND, _event_values(game_id, seq, event, at))
+        append = change_statements(self.connection.dialect).append
+        append.execute(self.connection, _event_values(game_id, seq, event, at))
 
     def list_after(self, game_id: str, after: int, limit: int) -> list[LoggedEvent]:
         """Events of the game with ``seq > after``, oldest first, at most ``limit``."""

@@ -59,6 +59,24 @@ def driver_sql(statement: Select[Any], dialect: Dialect) -> str:
     return str(statement.compile(dialect=dialect))
 
 
+# A new game's row.
+GAME_INSERT = insert(GAMES).values(
+    {
+        column: bindparam(f"new_{column}", type_=GAMES.c[column].type)
+        for column in (
+            "id",
+            "version",
+            "state",
+            "document",
+            "document_key",
+            "host_token_hash",
+            "player_token_hashes",
+            "recovery_code_hash",
+            "created_at",
+            "updated_at",
+        )
+    }
+)
 # A change: the row rewritten only if the game is still at the version the change read.
 GAME_CHANGE = (
     update(GAMES)
