@@ -59,41 +59,40 @@ def driver_sql(statement: Select[Any], dialect: Dialect) -> str:
     return str(statement.compile(dialect=dialect))
 
 
+def _new_values(*columns: str) -> dict[str, BindParameter[Any]]:
+    """The games' ``columns``, each bound to ``new_<column>`` with its column's type."""
+    return {column: bindparam(f"new_{column}", type_=GAMES.c[column].type) for column in columns}
+
+
 # A new game's row.
 GAME_INSERT = insert(GAMES).values(
-    {
-        column: bindparam(f"new_{column}", type_=GAMES.c[column].type)
-        for column in (
-            "id",
-            "version",
-            "state",
-            "document",
-            "document_key",
-            "host_token_hash",
-            "player_token_hashes",
-            "recovery_code_hash",
-            "created_at",
-            "updated_at",
-        )
-    }
+    _new_values(
+        "id",
+        "version",
+        "state",
+        "document",
+        "document_key",
+        "host_token_hash",
+        "player_token_hashes",
+        "recovery_code_hash",
+        "created_at",
+        "updated_at",
+    )
 )
 # A change: the row rewritten only if the game is still at the version the change read.
 GAME_CHANGE = (
     update(GAMES)
     .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("read_version"))
     .values(
-        {
-            column: bindparam(f"new_{column}", type_=GAMES.c[column].type)
-            for column in (
-                "version",
-                "state",
-                "document",
-                "document_key",
-                "updated_at",
-                "write_tat_ms",
-                "player_budgets",
-            )
-        }
+        _new_values(
+            "version",
+            "state",
+            "document",
+            "document_key",
+            "updated_at",
+            "write_tat_ms",
+            "player_budgets",
+        )
     )
 )
 EVENT_COLUMNS = ("seq", "type", "data", "at")
