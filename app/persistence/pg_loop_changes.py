@@ -47,25 +47,25 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
+class _NotRead:
+    """The row of a run that has not read it yet."""
+
+
+_NOT_READ = _NotRead()
+
+
 class StagedRun:
     """One attempt of a request on the loop: its game's row as step 1 read it (None: no
     such game; ``_NOT_READ`` before step 1) and the change it keeps for step 3."""
 
     __slots__ = ("change", "game_id", "running", "stored", "thread")
 
-    def __init__(self, game_id: str, stored: StoredGame | _NotRead | None = None) -> None:
+    def __init__(self, game_id: str, stored: StoredGame | _NotRead | None = _NOT_READ) -> None:
         self.game_id = game_id
         self.stored = stored
         self.change: StoredChange | None = None
         self.running = True
         self.thread = threading.get_ident()
-
-
-class _NotRead:
-    """The row of a run that has not read it yet."""
-
-
-_NOT_READ = _NotRead()
 
 
 class _RowNeeded(WouldWait):
@@ -93,7 +93,7 @@ class PostgresLoopChanges:
         (nothing stored), or ``LostRace`` when another writer stored first."""
         if game_id is None:
             _refuse("a request without its game")
-        run = StagedRun(game_id, _NOT_READ)
+        run = StagedRun(game_id)
         try:
             answer = self._attempt(run, work)
         except _RowNeeded:
@@ -176,7 +176,10 @@ class StagedGames:
     def state(self, game_id: str, *, for_update: bool = False) -> StoredGame | None:
         if for_update:
             _refuse("a row lock")
-        return self._row(game_id)
+        stored = self._read(game_id).stored
+        if isinstance(stored, _NotRead):
+            raise _RowNeeded
+        return stored
 
     def version(self, game_id: str) -> NoReturn:
         _refuse("a game's version alone")
@@ -228,12 +231,6 @@ class StagedGames:
 
     def idle_since(self, before: datetime, limit: int, *, lock: bool = False) -> NoReturn:
         _refuse("a sweep of idle games")
-
-    def _row(self, game_id: str) -> StoredGame | None:
-        stored = self._read(game_id).stored
-        if isinstance(stored, _NotRead):
-            raise _RowNeeded
-        return stored
 
     def _read(self, game_id: str) -> StagedRun:
         """The run, when ``game_id`` is its game and it keeps no change yet (a read after

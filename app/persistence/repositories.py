@@ -282,10 +282,10 @@ class GameRepository:
 class EventRepository:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self._append = change_statements(connection.dialect).append
 
     def append(self, game_id: str, seq: int, event: GameEvent, at: datetime) -> None:
-        append = change_statements(self.connection.dialect).append
-        append.execute(self.connection, _event_values(game_id, seq, event, at))
+        self._append.execute(self.connection, _event_values(game_id, seq, event, at))
 
     def list_after(self, game_id: str, after: int, limit: int) -> list[LoggedEvent]:
         """Events of the game with ``seq > after``, oldest first, at most ``limit``."""

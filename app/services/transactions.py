@@ -69,12 +69,13 @@ def _is_game_id(game_id: str) -> bool:
     return _GAME_ID.fullmatch(game_id) is not None
 
 
-def _checked_version(stored: StoredVersion | None, game_id: str, token: str | None) -> int:
-    """The version of the game ``token`` may read (404 and 401 raised here)."""
+def _checked(
+    stored: StoredVersion | None, game_id: str, token: str | None
+) -> tuple[StoredVersion, Principal]:
+    """The game's version row and who holds ``token`` there (404 and 401 raised here)."""
     if stored is None:
         raise _no_game(game_id)
-    authenticate(stored.credentials, token)
-    return stored.version
+    return stored, authenticate(stored.credentials, token)
 
 
 class GameTransactions:
@@ -120,11 +121,8 @@ class GameTransactions:
         """404, 401, then 403 unless ``token`` is the host's: the check of a change that
         comes before the replay of its Idempotency-Key, which must not skip it. It reads
         the game's version and token hashes, not its state (which it does not need)."""
-        with self.storage.unit_of_work(write=False) as uow:
-            stored = uow.games.version(game_id) if _is_game_id(game_id) else None
-        if stored is None:
-            raise _no_game(game_id)
-        authenticate(stored.credentials, token).require_host(action)
+        stored = self._read(lambda games: games.version(game_id)) if _is_game_id(game_id) else None
+        _checked(stored, game_id, token)[1].require_host(action)
 
     async def document(self, game_id: str, token: str | None) -> GameDocument:
         """The read model: one statement, no state parsed, and no thread held where the
@@ -140,14 +138,12 @@ class GameTransactions:
 
     async def version(self, game_id: str, token: str | None) -> int:
         """The game's version, for a conditional read: one statement, no document."""
-        return _checked_version(await self._version_row(game_id), game_id, token)
+        return _checked(await self._version_row(game_id), game_id, token)[0].version
 
     async def seat_version(self, game_id: str, token: str | None) -> tuple[int, str]:
         """The game's version and the seat ``token`` holds there, in one statement."""
-        stored = await self._version_row(game_id)
-        if stored is None:
-            raise _no_game(game_id)
-        return stored.version, authenticate(stored.credentials, token).seat
+        stored, who = _checked(await self._version_row(game_id), game_id, token)
+        return stored.version, who.seat
 
     async def _version_row(self, game_id: str) -> StoredVersion | None:
         return await self._row(
@@ -190,7 +186,7 @@ class GameTransactions:
         """The game's version and its events after ``after`` (at most ``limit``)."""
         with self.storage.unit_of_work(write=False) as uow:
             stored = uow.games.version(game_id) if _is_game_id(game_id) else None
-            version = _checked_version(stored, game_id, token)
+            version = _checked(stored, game_id, token)[0].version
             return version, uow.events.list_after(game_id, after, limit)
 
     def _render_again(self, game_id: str, token: str | None) -> GameDocument:
