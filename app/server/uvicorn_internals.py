@@ -8,7 +8,9 @@ and an ASGI middleware sees a request only once its head is parsed. So
 :class:`EdgeHttpToolsProtocol` keeps uvicorn's request cycle and re-implements its
 ``data_received`` with the bounds of :class:`~app.server.edge_limits.EdgeLimits` (docs/api.md,
 "Limits at the edge"), on members of uvicorn's protocol that are not public (``parser``,
-``cycle``, ``pipeline``, ``flow``, ``_unset_keepalive_if_required``...). The workers'
+``cycle``, ``pipeline``, ``flow``, ``_unset_keepalive_if_required``...). It also gives
+each request's cycle a transport of its own (:class:`OneWriteAnswer`), so that an answer
+leaves in one write instead of uvicorn's two (no option of uvicorn's does). The workers'
 supervisor and the exit status of a failed start serve ``app/server/serve.py``.
 ``tests/packaging/test_internals_pinned.py`` fails when another module imports uvicorn's
 internals, or when a release changes what is used here; pyproject.toml holds uvicorn and
@@ -33,6 +35,55 @@ from app.server.edge_limits import EdgeLimits
 from app.server.request_heads import Deadline, RequestHead
 
 __all__ = ["STARTUP_FAILURE", "EdgeHttpToolsProtocol", "Multiprocess"]
+
+
+# An answer's head and the first bytes of its body leave in one write when the body is no
+# larger than this; a larger body is not copied to join them.
+JOINED_BODY_BYTES = 64 * 1024
+# How uvicorn writes a declared length among an answer's head (names lowercased).
+_DECLARED_LENGTH = b"\r\ncontent-length: "
+
+
+class OneWriteAnswer:
+    """The transport a request's cycle writes its answer to.
+
+    uvicorn writes an answer's head as soon as the app starts it, then its body: two
+    writes, so two send(2)s and two segments for every answer, each waking the client.
+    Here the head of an answer that declares its length waits for the body's first bytes
+    and leaves with them, in one write (as aiohttp does for small answers). A head that
+    declares no length (a stream, whose head must go at once) or an interim 100 Continue
+    leaves at once; so does every head of a ``HEAD``, which has no body to wait for. A held
+    head leaves before a close (an app that failed after starting its answer)."""
+
+    __slots__ = ("_fresh", "_head", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, *, hold: bool) -> None:
+        self._transport = transport
+        self._fresh = hold  # until the answer's head is written
+        self._head: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            if len(data) <= JOINED_BODY_BYTES:
+                self._transport.write(head + data)
+                return
+            self._transport.write(head)
+        elif self._fresh and data[:9] == b"HTTP/1.1 " and data[9:10] != b"1":
+            self._fresh = False
+            if _DECLARED_LENGTH in data:
+                self._head = data
+                return
+        self._transport.write(data)
+
+    def close(self) -> None:
+        if self._head is not None:
+            self.write(b"")
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
 
 
 class _Refused(Exception):
@@ -218,6 +269,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if self._shed is not None:
             self.app = answers.service_unavailable(self._shed, self.limits.retry_after_seconds)
         super().on_headers_complete()
+        # The cycle was just made and its task has not run: nothing was written yet.
+        hold = self.scope["method"] != "HEAD"
+        self.cycle.transport = OneWriteAnswer(self.transport, hold=hold)  # type: ignore[assignment]
 
     def on_message_complete(self) -> None:
         super().on_message_complete()

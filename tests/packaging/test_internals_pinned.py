@@ -15,6 +15,7 @@ import ast
 import asyncio
 import hashlib
 import inspect
+import re
 import tomllib
 from pathlib import Path
 
@@ -196,6 +197,23 @@ def test_uvicorns_protocol_still_has_what_the_bounded_protocol_uses() -> None:
         assert hasattr(ServerState(), "default_headers")
     finally:
         loop.close()
+
+
+# What a request's cycle calls on its transport, which OneWriteAnswer stands in for.
+CYCLE_TRANSPORT_CALLS = {"write", "close", "is_closing"}
+
+
+def test_a_cycles_transport_is_still_an_attribute_used_for_what_one_write_answer_has() -> None:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+
+    from app.server.uvicorn_internals import OneWriteAnswer
+
+    source = inspect.getsource(RequestResponseCycle)
+    assert "self.transport = transport" in inspect.getsource(RequestResponseCycle.__init__)
+    assert set(re.findall(r"self\.transport\.(\w+)", source)) == CYCLE_TRANSPORT_CALLS
+    assert all(callable(getattr(OneWriteAnswer, call)) for call in CYCLE_TRANSPORT_CALLS)
+    # The cycle is made in on_headers_complete, where the edge protocol wraps its transport.
+    assert "RequestResponseCycle(" in inspect.getsource(HttpToolsProtocol.on_headers_complete)
 
 
 def test_uvicorns_supervisor_and_startup_status_are_still_there() -> None:
