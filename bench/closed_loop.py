@@ -10,7 +10,8 @@ wrk's p99 at 64 connections is mostly the stack's once a worker's event loop is 
 client reads each answer as its own loop gets to it, so its tail is a second opinion on the
 service's, not a replacement for wrk's figures. It prints, per variant and round, requests
 a second, p50, p99, the slowest request, the slowest connection's p99 and the worker's CPU
-time per request (user and system, from ``/proc``: steadier than a rate on a shared host).
+time per request (user and system, from ``/proc``: steadier than a rate on a shared host),
+and its system part (the kernel's: sockets, writes, wake-ups).
 """
 
 from __future__ import annotations
@@ -115,10 +116,11 @@ SCENARIOS = {
 }
 
 
-def _cpu_seconds(pid: int) -> float:
+def _cpu_seconds(pid: int) -> tuple[float, float]:
     """The process's CPU time so far, user and system (``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 async def _connection(
@@ -184,9 +186,10 @@ def main() -> None:
                     games = seed(server.base_url, 200, False, "games", tmp / "games.lua")
                     request = SCENARIOS[args.scenario](games)
                     asyncio.run(_load(port, request, args.connections, 1.0))  # warm-up
-                    cpu = _cpu_seconds(server.pid)
+                    user, system = _cpu_seconds(server.pid)
                     timings = asyncio.run(_load(port, request, args.connections, args.seconds))
-                    cpu = _cpu_seconds(server.pid) - cpu
+                    user_after, system_after = _cpu_seconds(server.pid)
+                    user, system = user_after - user, system_after - system
             every = [t for per_connection in timings for t in per_connection]
             ms = {
                 "p50": statistics.median(every) * 1e3,
@@ -199,7 +202,8 @@ def main() -> None:
             print(
                 f"round {round_ + 1} {name:>8} {args.scenario} c={args.connections}: "
                 f"{rate:7.0f} req/s  {figures}  "
-                f"worker CPU {cpu / len(every) * 1e6:5.0f} us/request",
+                f"worker CPU {(user + system) / len(every) * 1e6:5.0f} us/request "
+                f"(system {system / len(every) * 1e6:4.0f})",
                 flush=True,
             )
 
