@@ -110,16 +110,17 @@ def serve_as_python_m_app(port: int) -> None:
     )
 
 
-def serve_as_the_ceilings(app: Any, port: int) -> None:
+def serve_as_the_ceilings(app: Any, port: int, http: Any = "httptools") -> None:
     """``app`` on 127.0.0.1:``port`` with the options of ``bench/ceilings/serve.py`` (which
-    is frozen, so they are repeated here rather than shared)."""
+    is frozen, so they are repeated here rather than shared); ``http`` another protocol
+    class for an experiment (``bench/one_write.py``)."""
     import uvicorn
 
     uvicorn.run(
         app,
         host="127.0.0.1",
         port=port,
-        http="httptools",
+        http=http,
         loop="uvloop",
         workers=1,
         access_log=False,
