@@ -62,18 +62,18 @@ class OneWriteAnswer:
         self._fresh = hold  # until the answer's head is written
         self._head: bytes | None = None
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray | memoryview) -> None:
         head = self._head
         if head is not None:
             self._head = None
             if len(data) <= JOINED_BODY_BYTES:
-                self._transport.write(head + data)
+                self._transport.write(b"".join((head, data)))  # any bytes-like body
                 return
             self._transport.write(head)
         elif self._fresh and data[:9] == b"HTTP/1.1 " and data[9:10] != b"1":
             self._fresh = False
             if _DECLARED_LENGTH in data:
-                self._head = data
+                self._head = bytes(data)
                 return
         self._transport.write(data)
 

@@ -57,6 +57,15 @@ def test_a_head_with_a_declared_length_leaves_with_the_body() -> None:
     assert transport.writes == [HEAD + b"{}", b"more"]
 
 
+def test_a_body_of_any_bytes_like_type_joins_its_head() -> None:
+    for body in (bytearray(b"{}"), memoryview(b"{}")):
+        transport = FakeTransport()
+        answer = OneWriteAnswer(transport, hold=True)
+        answer.write(HEAD)
+        answer.write(body)
+        assert transport.writes == [HEAD + b"{}"]
+
+
 def test_a_streams_head_leaves_at_once() -> None:
     transport = FakeTransport()
     answer = OneWriteAnswer(transport, hold=True)
