@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
 import time
@@ -29,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from app.persistence.migrate import upgrade
-from bench.harness import DEFAULT_PG_SERVER, app_command, fresh_database, serve, workdir
+from bench.harness import (
+    DEFAULT_PG_SERVER,
+    app_command,
+    cpu_seconds,
+    fresh_database,
+    serve,
+    workdir,
+)
 from bench.seeding import seed
 from tests.support.servers import free_port
 
@@ -116,13 +122,6 @@ SCENARIOS = {
 }
 
 
-def _cpu_seconds(pid: int) -> tuple[float, float]:
-    """The process's CPU time so far, user and system (``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
-
-
 async def _connection(
     port: int, request: Request, seed_: int, until: float, timings: list[float]
 ) -> None:
@@ -186,9 +185,9 @@ def main() -> None:
                     games = seed(server.base_url, 200, False, "games", tmp / "games.lua")
                     request = SCENARIOS[args.scenario](games)
                     asyncio.run(_load(port, request, args.connections, 1.0))  # warm-up
-                    user, system = _cpu_seconds(server.pid)
+                    user, system = cpu_seconds(server.pid)
                     timings = asyncio.run(_load(port, request, args.connections, args.seconds))
-                    user_after, system_after = _cpu_seconds(server.pid)
+                    user_after, system_after = cpu_seconds(server.pid)
                     user, system = user_after - user, system_after - system
             every = [t for per_connection in timings for t in per_connection]
             ms = {

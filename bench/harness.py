@@ -165,6 +165,13 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """The process's CPU time so far, user and system (``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
 def rss_kib(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.harness import REPO, serve, wrk_summary
-from bench.stack_floor import serve_as_the_ceilings
+from bench.harness import REPO, cpu_seconds, serve, wrk_summary
+from bench.stack_floor import build, serve_as_the_ceilings
 from tests.support.servers import free_port
 
 VARIANTS = ("two-writes", "one-write")
@@ -36,15 +36,14 @@ PINS = {"same": ({0}, {0}), "apart": ({0}, {1})}
 def _one_write_protocol() -> type:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    from app.server.uvicorn_internals import OneWriteAnswer
+    from app.server.uvicorn_internals import answer_in_one_write
 
     class OneWriteHttpTools(HttpToolsProtocol):
         """uvicorn's protocol with the edge's one-write answers and nothing else of it."""
 
         def on_headers_complete(self) -> None:
             super().on_headers_complete()
-            hold = self.scope["method"] != "HEAD"
-            self.cycle.transport = OneWriteAnswer(self.transport, hold=hold)  # type: ignore[assignment]
+            answer_in_one_write(self)
 
     return OneWriteHttpTools
 
@@ -57,13 +56,11 @@ def _answering(size: int) -> Any:
         "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))],
     }
     answer = {"type": "http.response.body", "body": body}
+    plain = build("asgi")
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await receive()  # startup
-            await send({"type": "lifespan.startup.complete"})
-            await receive()  # shutdown
-            await send({"type": "lifespan.shutdown.complete"})
+        if scope["type"] != "http":  # the lifespan, as stack_floor's plain app answers it
+            await plain(scope, receive, send)
             return
         await send(start)
         await send(answer)
@@ -74,12 +71,6 @@ def _answering(size: int) -> Any:
 def _serve(variant: str, port: int, size: int) -> None:
     http: Any = "httptools" if variant == "two-writes" else _one_write_protocol()
     serve_as_the_ceilings(_answering(size), port, http=http)
-
-
-def _cpu(pid: int) -> tuple[float, float]:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def main() -> None:
@@ -111,9 +102,9 @@ def main() -> None:
                         os.sched_setaffinity(0, PINS[args.pin][1])  # ...wrk gets its own
                     for count in connections:
                         wrk_summary(server.base_url, "get.lua", ["/"], count, 1)  # warm-up
-                        user, system = _cpu(server.pid)
+                        user, system = cpu_seconds(server.pid)
                         done = wrk_summary(server.base_url, "get.lua", ["/"], count, args.seconds)
-                        user_after, system_after = _cpu(server.pid)
+                        user_after, system_after = cpu_seconds(server.pid)
                         requests = max(1, done["requests"])
                         rate = requests / (done["duration_us"] / 1e6)
                         cpu_us = (user_after - user + system_after - system) / requests * 1e6

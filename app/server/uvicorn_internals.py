@@ -86,6 +86,13 @@ class OneWriteAnswer:
         return self._transport.is_closing()
 
 
+def answer_in_one_write(protocol: HttpToolsProtocol) -> None:
+    """Give the cycle ``protocol`` has just made (in ``on_headers_complete``, before its
+    task runs: nothing is written yet) a :class:`OneWriteAnswer` to write to."""
+    hold = protocol.scope["method"] != "HEAD"
+    protocol.cycle.transport = OneWriteAnswer(protocol.transport, hold=hold)  # type: ignore[assignment]
+
+
 class _Refused(Exception):
     """Raised to stop the parser; ``EdgeHttpToolsProtocol._refusal`` says why."""
 
@@ -269,9 +276,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if self._shed is not None:
             self.app = answers.service_unavailable(self._shed, self.limits.retry_after_seconds)
         super().on_headers_complete()
-        # The cycle was just made and its task has not run: nothing was written yet.
-        hold = self.scope["method"] != "HEAD"
-        self.cycle.transport = OneWriteAnswer(self.transport, hold=hold)  # type: ignore[assignment]
+        answer_in_one_write(self)
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
