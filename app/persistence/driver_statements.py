@@ -2,8 +2,8 @@
 runs), compiled once and sent as the driver's own SQL.
 
 A change runs two statements on PostgreSQL (its game's row read, then the row rewritten
-and its event appended in one) and three on SQLite. Beside the round trip (none on
-SQLite), most of what each costs is SQLAlchemy's per-call work (the compiled form looked
+and its event appended in one) and four on SQLite (the row's hour on its own). Beside the
+round trip (none on SQLite), most of what each costs is SQLAlchemy's per-call work (the compiled form looked
 up in its cache, an execution context, each value bound) rather than the database's.
 Each statement is still declared once, as Core, in ``statements.py``; it is compiled
 once for the connection's dialect, and each call only converts its values with their
@@ -37,6 +37,7 @@ from app.persistence.connections import sqlite_driver
 from app.persistence.statements import (
     EVENT_APPEND,
     GAME_CHANGE,
+    GAME_HOUR,
     GAME_INSERT,
     GAME_STATE,
     GAME_STATE_LOCKED,
@@ -141,6 +142,7 @@ class ChangeStatements:
             }
         else:
             self._change = DriverStatement(GAME_CHANGE, dialect)
+            self._hour = DriverStatement(GAME_HOUR, dialect)
 
     def store_statement(self, *, announce: bool) -> DriverStatement:
         """PostgreSQL's one statement that stores a change (for a driver connection of
@@ -155,6 +157,7 @@ class ChangeStatements:
             return self._store[announce].first_row(connection, values) is not None
         if self._change.execute(connection, values).rowcount != 1:
             return False
+        self._hour.execute(connection, values)
         self.append.execute(connection, values)
         return True
 

@@ -77,9 +77,13 @@ GAME_INSERT = insert(GAMES).values(
         "recovery_code_hash",
         "created_at",
         "updated_at",
+        "updated_hour",
     )
 )
 # A change: the row rewritten only if the game is still at the version the change read.
+# Not its ``updated_hour``, whose index SQLite rewrites whenever the column is set, to the
+# same value too: ``GAME_HOUR`` follows it on SQLite, and PostgreSQL's one statement sets
+# it (an indexed column set to the value it had leaves the update a heap-only one).
 GAME_CHANGE = (
     update(GAMES)
     .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("read_version"))
@@ -95,13 +99,24 @@ GAME_CHANGE = (
         )
     )
 )
+# SQLite: a change's hour, written only when it is not the hour the row holds already.
+GAME_HOUR = (
+    update(GAMES)
+    .where(
+        GAMES.c.id == bindparam("game_id"),
+        GAMES.c.updated_hour != bindparam("new_updated_hour", type_=GAMES.c.updated_hour.type),
+    )
+    .values(updated_hour=bindparam("new_updated_hour"))
+)
 EVENT_COLUMNS = ("seq", "type", "data", "at")
 EVENT_VALUES = [bindparam(f"event_{c}", type_=EVENTS.c[c].type) for c in EVENT_COLUMNS]
 EVENT_APPEND = insert(EVENTS).values(
     dict(zip(("game_id", *EVENT_COLUMNS), (bindparam("event_game"), *EVENT_VALUES), strict=True))
 )
 # PostgreSQL: the change in one statement (see store_change); its one row says it stored.
-CHANGED = GAME_CHANGE.returning(GAMES.c.id).cte("changed_game")
+CHANGED = (
+    GAME_CHANGE.values(_new_values("updated_hour")).returning(GAMES.c.id).cte("changed_game")
+)
 LOGGED = insert(EVENTS).from_select(
     ["game_id", *EVENT_COLUMNS], select(CHANGED.c.id, *EVENT_VALUES)
 )

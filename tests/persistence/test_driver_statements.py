@@ -16,11 +16,12 @@ from app.persistence.repositories import GameRepository, IdempotencyRepository
 from app.persistence.statements import (
     EVENT_APPEND,
     GAME_CHANGE,
+    GAME_HOUR,
     GAME_STATE,
     GAME_VERSION,
     STORE_CHANGE,
 )
-from app.persistence.tables import IDEMPOTENCY_KEYS
+from app.persistence.tables import IDEMPOTENCY_KEYS, hour_of
 from tests.persistence.conftest import GameFactory, credentials
 
 ROME = timezone(timedelta(hours=1))
@@ -55,6 +56,7 @@ def _values(game_id: str, seq: int, state: Any, budgets: Any, at: datetime) -> d
         "new_document": '{"id": "ü"}',
         "new_document_key": "k" * 64,
         "new_updated_at": at,
+        "new_updated_hour": hour_of(at),
         "new_write_tat_ms": 12345,
         "new_player_budgets": budgets,
         "event_game": game_id,
@@ -70,7 +72,7 @@ def _stored(connection: Connection, game_id: str) -> tuple[Any, list[Any]]:
     game = connection.execute(
         text(
             "SELECT version, CAST(state AS TEXT), document, document_key,"
-            " CAST(updated_at AS TEXT), write_tat_ms, CAST(player_budgets AS TEXT)"
+            " CAST(updated_at AS TEXT), updated_hour, write_tat_ms, CAST(player_budgets AS TEXT)"
             " FROM games WHERE id = :id"
         ),
         {"id": game_id},
@@ -90,6 +92,7 @@ def _store_by_core(connection: Connection, values: dict[str, Any]) -> bool:
         return connection.execute(STORE_CHANGE[False], values).first() is not None
     if connection.execute(GAME_CHANGE, values).rowcount != 1:  # type: ignore[attr-defined]
         return False
+    connection.execute(GAME_HOUR, values)
     connection.execute(EVENT_APPEND, values)
     return True
 

@@ -6,9 +6,10 @@ from datetime import datetime
 from typing import Any
 
 import httpx
-from sqlalchemy import text
+from sqlalchemy import text, update
 
 from app.persistence.db import Database
+from app.persistence.tables import GAMES, hour_of
 from tests.api.conftest import app, client
 
 __all__ = ["app", "client", "create_game"]
@@ -32,10 +33,12 @@ async def create_game(client: httpx.AsyncClient, key: str | None = None) -> dict
 
 
 def last_changed(db: Database, game_id: str, at: datetime) -> None:
-    """Pretend the game's last change was at ``at``."""
+    """Pretend the game's last change was at ``at`` (and in its hour, as a change writes)."""
     with db.engine.begin() as conn:
         conn.execute(
-            text("UPDATE games SET updated_at = :at WHERE id = :id"), {"at": at, "id": game_id}
+            update(GAMES)
+            .where(GAMES.c.id == game_id)
+            .values(updated_at=at, updated_hour=hour_of(at))
         )
 
 

@@ -1,0 +1,126 @@
+"""A game's ``updated_hour``, the retention sweep's index, on both databases: it is always
+the hour of the game's last change, a change within the hour of the one before leaves it
+alone on SQLite (no row of it rewritten), and the sweep finds idle games by it, the rows a
+release before it wrote (hour 0) among them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+import pytest
+from sqlalchemy import Connection, select, text, update
+
+from app.domain.game import GameEvent, GameState
+from app.persistence.connections import sqlite_driver
+from app.persistence.db import Database
+from app.persistence.repositories import GameRepository
+from app.persistence.tables import GAMES, hour_of
+from tests.persistence.conftest import AT, GameFactory, store
+
+HOUR = timedelta(hours=1)
+START = AT.replace(minute=10, second=0, microsecond=0)
+# Each change's time after the game's creation at AT (03:04:05.678901): in the hour of the
+# creation, in the hour of the one before, the next hour, 23:59 later, back an hour
+# (another replica's clock), on the last microsecond of an hour and on the first of the next.
+TIMES = [
+    START,
+    START + timedelta(minutes=40),
+    START + HOUR,
+    START + HOUR + timedelta(hours=23, minutes=59),
+    START + timedelta(hours=23, minutes=59),
+    START.replace(minute=59, second=59, microsecond=999999) + 30 * HOUR,
+    START.replace(minute=0, second=0, microsecond=0) + 31 * HOUR,
+]
+
+
+def _change(connection: Connection, game: GameState, at: datetime) -> GameState:
+    changed = replace(game, version=game.version + 1)
+    event = GameEvent("turn_order_set", {"turn_order": list(changed.turn_order)})
+    GameRepository(connection).store_change(
+        changed, "{}", "k", event, at, read_version=game.version, write_tat_ms=0
+    )
+    return changed
+
+
+def _stored(database: Database, game_id: str) -> tuple[datetime, int]:
+    with database.transaction(write=False) as connection:
+        row = connection.execute(
+            select(GAMES.c.updated_at, GAMES.c.updated_hour).where(GAMES.c.id == game_id)
+        ).one()
+    return row.updated_at, row.updated_hour
+
+
+def test_a_games_hour_is_the_hour_of_its_last_change_whenever_it_changes(
+    migrated_database: Database, make_game: GameFactory
+) -> None:
+    game = make_game()
+    store(migrated_database, game)
+    assert _stored(migrated_database, game.id) == (AT, hour_of(AT))
+    for at in TIMES:
+        with migrated_database.transaction(write=True) as connection:
+            game = _change(connection, game, at)
+        assert _stored(migrated_database, game.id) == (at, hour_of(at)), at
+
+
+def test_hour_of_counts_whole_hours_since_the_epoch() -> None:
+    assert hour_of(START.replace(minute=0)) == hour_of(START.replace(minute=59, second=59))
+    assert hour_of(START + HOUR) == hour_of(START) + 1
+    assert hour_of(START) * 3600 <= START.timestamp() < (hour_of(START) + 1) * 3600
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_on_sqlite_a_change_within_the_hour_rewrites_no_row_but_the_games_and_its_event(
+    migrated_database: Database, make_game: GameFactory
+) -> None:
+    # SQLite rewrites an index whenever its column is set, even to the value it holds:
+    # the hour's statement sets it only when the hour moves, which a row count shows.
+    game = make_game()
+    store(migrated_database, game)
+    rows: list[int] = []
+    for at in (START, START + timedelta(minutes=30), START + HOUR, START + HOUR):
+        with migrated_database.transaction(write=True) as connection:
+            driver = sqlite_driver(connection)
+            before = driver.total_changes
+            game = _change(connection, game, at)
+            rows.append(driver.total_changes - before)
+    # In the hour of the creation (AT's), twice: the game's row and its event; then a new
+    # hour: its hour too; then the same hour again.
+    assert rows == [2, 2, 3, 2]
+
+
+def test_the_sweep_finds_a_game_idle_past_the_retention_by_its_hour(
+    migrated_database: Database, make_game: GameFactory
+) -> None:
+    idle, busy, older_release = make_game(), make_game(), make_game()
+    for game in (idle, busy, older_release):
+        store(migrated_database, game)
+    with migrated_database.transaction(write=True) as connection:
+        _change(connection, busy, START + 2 * HOUR)
+        # A row a release without the column wrote: hour 0, whatever its last change.
+        connection.execute(
+            update(GAMES).where(GAMES.c.id == older_release.id).values(updated_hour=0)
+        )
+    with migrated_database.transaction(write=False) as connection:
+        found = GameRepository(connection).idle_since
+
+        assert found(AT, 10) == []  # nothing changed before AT itself
+        assert sorted(found(AT + timedelta(microseconds=1), 10)) == sorted(
+            [idle.id, older_release.id]
+        )
+        assert sorted(found(START + 3 * HOUR, 10)) == sorted([idle.id, busy.id, older_release.id])
+        assert len(found(START + 3 * HOUR, 2)) == 2
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_on_sqlite_the_sweep_reads_games_by_the_hours_index(migrated_database: Database) -> None:
+    with migrated_database.transaction(write=False) as connection:
+        compiled = (
+            select(GAMES.c.id)
+            .where(GAMES.c.updated_hour <= 1, GAMES.c.updated_at < AT)
+            .order_by(GAMES.c.id)
+            .limit(5)
+            .compile(connection, compile_kwargs={"literal_binds": True})
+        )
+        plan = connection.execute(text(f"EXPLAIN QUERY PLAN {compiled}")).all()
+    assert any("ix_games_updated_hour" in str(step) for step in plan), plan
