@@ -2,8 +2,8 @@
 runs), compiled once and sent as the driver's own SQL.
 
 A change runs two statements on PostgreSQL (its game's row read, then the row rewritten
-and its event appended in one) and four on SQLite (the row's hour on its own). Beside the
-round trip (none on SQLite), most of what each costs is SQLAlchemy's per-call work (the compiled form looked
+and its event appended in one) and three on SQLite. Beside the round trip (none on
+SQLite), most of what each costs is SQLAlchemy's per-call work (the compiled form looked
 up in its cache, an execution context, each value bound) rather than the database's.
 Each statement is still declared once, as Core, in ``statements.py``; it is compiled
 once for the connection's dialect, and each call only converts its values with their
@@ -37,7 +37,7 @@ from app.persistence.connections import sqlite_driver
 from app.persistence.statements import (
     EVENT_APPEND,
     GAME_CHANGE,
-    GAME_HOUR,
+    GAME_CHANGE_HOURLY,
     GAME_INSERT,
     GAME_STATE,
     GAME_STATE_LOCKED,
@@ -142,22 +142,31 @@ class ChangeStatements:
             }
         else:
             self._change = DriverStatement(GAME_CHANGE, dialect)
-            self._hour = DriverStatement(GAME_HOUR, dialect)
+            self._change_hourly = DriverStatement(GAME_CHANGE_HOURLY, dialect)
 
     def store_statement(self, *, announce: bool) -> DriverStatement:
         """PostgreSQL's one statement that stores a change (for a driver connection of
         its own: ``pg_loop_changes.py``)."""
         return self._store[announce]
 
-    def store(self, connection: Connection, values: Mapping[str, Any], *, announce: bool) -> bool:
+    def store(
+        self,
+        connection: Connection,
+        values: Mapping[str, Any],
+        *,
+        announce: bool,
+        new_hour: bool = True,
+    ) -> bool:
         """Store the change (the names ``store_change`` binds; with ``announce``, also
         ``channel`` and ``payload`` of its ``pg_notify``, which only PostgreSQL sends),
-        unless the game is no longer at ``read_version``: whether it was stored."""
+        unless the game is no longer at ``read_version``: whether it was stored. Without
+        ``new_hour`` (the row holds the change's hour already) SQLite leaves the row's
+        hour, and so its index, alone."""
         if self._in_one_statement:
             return self._store[announce].first_row(connection, values) is not None
-        if self._change.execute(connection, values).rowcount != 1:
+        change = self._change_hourly if new_hour else self._change
+        if change.execute(connection, values).rowcount != 1:
             return False
-        self._hour.execute(connection, values)
         self.append.execute(connection, values)
         return True
 

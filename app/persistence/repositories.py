@@ -131,6 +131,9 @@ class GameRepository:
     ) -> None:
         self.connection = connection
         self._statements = change_statements(connection.dialect)
+        # The hour each game's row held when this transaction read it locked, for the
+        # change it stores after (GAME_CHANGE_HOURLY).
+        self._hours: dict[str, int] = {}
         # Where a stored change leaves what tells this process's listeners, to run once
         # the transaction has committed (the unit of work's).
         self.after_commit = [] if after_commit is None else after_commit
@@ -167,6 +170,8 @@ class GameRepository:
         row = statement.one_or_none(self.connection, {"game_id": game_id})
         if row is None:
             return None
+        if for_update:
+            self._hours[game_id] = row.updated_hour
         return StoredGame(
             game_state(game_id, row.version, row.state),
             _credentials(row),
@@ -219,8 +224,13 @@ class GameRepository:
             player_budgets=player_budgets,
             changes=changes,
         )
-        if not self._statements.store(self.connection, stored.values, announce=stored.announces):
+        hour = stored.values["new_updated_hour"]
+        new_hour = self._hours.get(game.id) != hour
+        if not self._statements.store(
+            self.connection, stored.values, announce=stored.announces, new_hour=new_hour
+        ):
             raise LostRace(game.id)
+        self._hours[game.id] = hour
         announce = stored.announcement()
         if announce is not None:
             self.after_commit.append(announce)

@@ -38,7 +38,8 @@ GAME_STATE = select(
     GAMES.c.write_tat_ms,
     GAMES.c.player_budgets,
 ).where(GAMES.c.id == bindparam("game_id"))
-GAME_STATE_LOCKED = GAME_STATE.with_for_update()
+# A change's read, with the hour its row holds: the change sets it only when it moves.
+GAME_STATE_LOCKED = GAME_STATE.add_columns(GAMES.c.updated_hour).with_for_update()
 GAME_DOCUMENT = select(
     GAMES.c.version,
     GAMES.c.document,
@@ -81,9 +82,10 @@ GAME_INSERT = insert(GAMES).values(
     )
 )
 # A change: the row rewritten only if the game is still at the version the change read.
-# Not its ``updated_hour``, whose index SQLite rewrites whenever the column is set, to the
-# same value too: ``GAME_HOUR`` follows it on SQLite, and PostgreSQL's one statement sets
-# it (an indexed column set to the value it had leaves the update a heap-only one).
+# Its ``updated_hour`` is left alone unless the change falls in another hour than the row
+# holds (``GAME_CHANGE_HOURLY``): SQLite rewrites an index whenever its column is set, to
+# the value it had too. PostgreSQL's one statement always sets it (an indexed column set
+# to the value it had leaves the update a heap-only one).
 GAME_CHANGE = (
     update(GAMES)
     .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("read_version"))
@@ -99,24 +101,14 @@ GAME_CHANGE = (
         )
     )
 )
-# SQLite: a change's hour, written only when it is not the hour the row holds already.
-GAME_HOUR = (
-    update(GAMES)
-    .where(
-        GAMES.c.id == bindparam("game_id"),
-        GAMES.c.updated_hour != bindparam("new_updated_hour", type_=GAMES.c.updated_hour.type),
-    )
-    .values(updated_hour=bindparam("new_updated_hour"))
-)
+GAME_CHANGE_HOURLY = GAME_CHANGE.values(_new_values("updated_hour"))
 EVENT_COLUMNS = ("seq", "type", "data", "at")
 EVENT_VALUES = [bindparam(f"event_{c}", type_=EVENTS.c[c].type) for c in EVENT_COLUMNS]
 EVENT_APPEND = insert(EVENTS).values(
     dict(zip(("game_id", *EVENT_COLUMNS), (bindparam("event_game"), *EVENT_VALUES), strict=True))
 )
 # PostgreSQL: the change in one statement (see store_change); its one row says it stored.
-CHANGED = (
-    GAME_CHANGE.values(_new_values("updated_hour")).returning(GAMES.c.id).cte("changed_game")
-)
+CHANGED = GAME_CHANGE_HOURLY.returning(GAMES.c.id).cte("changed_game")
 LOGGED = insert(EVENTS).from_select(
     ["game_id", *EVENT_COLUMNS], select(CHANGED.c.id, *EVENT_VALUES)
 )

@@ -73,6 +73,7 @@ def hour_of(at: datetime) -> int:
     """Whole hours since the Unix epoch at ``at`` (a game's ``updated_hour``)."""
     return int(at.timestamp() // SECONDS_PER_HOUR)
 
+
 # One game: its state (what its events fold to), the read model served to clients, and who
 # may touch it. Every change rewrites this row and appends one event, in one transaction
 # (``app/services/transactions.py``).

@@ -40,27 +40,25 @@ PINNED: dict[str, dict[str, int]] = {
         "getReport": 1,  # SELECT the state
         # The first change a token makes in a process: its admission reads the game's token
         # hashes once (a SELECT on the loop, as a 304's; app/api/admission.py), then BEGIN
-        # IMMEDIATE; SELECT (locked); UPDATE games; UPDATE its hour (which rewrites the row
-        # only when the hour moves: SQLite rewrites an index whenever its column is set);
-        # INSERT events. Later changes by that token: the last five.
-        "setPlayerFaith": 6,
-        "setFaith": 5,
-        "setReportDecision": 5,
-        "resolveReport": 5,
+        # IMMEDIATE; SELECT (locked); UPDATE games; INSERT events. Later changes by that
+        # token: the last four.
+        "setPlayerFaith": 5,
+        "setFaith": 4,
+        "setReportDecision": 4,
+        "resolveReport": 4,
         "listGameEvents": 3,  # BEGIN; SELECT the version; SELECT events
         "calculatePlayerGains": 1,  # SELECT the state, as getReport
         "calculateGameFinalScores": 1,
-        "advanceRound": 5,  # BEGIN IMMEDIATE; SELECT; UPDATE games, its hour; INSERT events
-        "changePlayerFaith": 5,
+        "advanceRound": 4,  # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events
+        "changePlayerFaith": 4,
         # BEGIN IMMEDIATE; SELECT; SELECT the events in effect (one, whatever their number);
-        # UPDATE games, its hour; INSERT events
-        "undoChange": 6,
-        "redoChange": 6,
-        # BEGIN IMMEDIATE; SELECT; UPDATE games, its hour; INSERT events; UPDATE the token
-        # hashes
-        "issueSeatToken": 6,
-        "revokeSeatToken": 6,
-        "recoverHostSeat": 6,
+        # UPDATE games; INSERT events
+        "undoChange": 5,
+        "redoChange": 5,
+        # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events; UPDATE the token hashes
+        "issueSeatToken": 5,
+        "revokeSeatToken": 5,
+        "recoverHostSeat": 5,
         # By the recovered host token, new to the admission: SELECT (on the loop); then
         # BEGIN IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
         "deleteGame": 6,

@@ -15,9 +15,9 @@ from app.persistence.driver_statements import ChangeStatements, change_statement
 from app.persistence.repositories import GameRepository, IdempotencyRepository
 from app.persistence.statements import (
     EVENT_APPEND,
-    GAME_CHANGE,
-    GAME_HOUR,
+    GAME_CHANGE_HOURLY,
     GAME_STATE,
+    GAME_STATE_LOCKED,
     GAME_VERSION,
     STORE_CHANGE,
 )
@@ -90,9 +90,8 @@ def _stored(connection: Connection, game_id: str) -> tuple[Any, list[Any]]:
 def _store_by_core(connection: Connection, values: dict[str, Any]) -> bool:
     if connection.dialect.name == "postgresql":
         return connection.execute(STORE_CHANGE[False], values).first() is not None
-    if connection.execute(GAME_CHANGE, values).rowcount != 1:  # type: ignore[attr-defined]
+    if connection.execute(GAME_CHANGE_HOURLY, values).rowcount != 1:  # type: ignore[attr-defined]
         return False
-    connection.execute(GAME_HOUR, values)
     connection.execute(EVENT_APPEND, values)
     return True
 
@@ -129,8 +128,11 @@ def test_a_change_stores_what_core_stores_and_reads_back_what_core_reads(
     with database.transaction(write=False) as connection:
         assert _stored(connection, by_driver.id) == _stored(connection, by_core.id)
         for game in (by_core, by_driver):
-            expected = connection.execute(GAME_STATE, {"game_id": game.id}).one()
-            for select in (statements.state, statements.state_locked):
+            for core, select in (
+                (GAME_STATE, statements.state),
+                (GAME_STATE_LOCKED, statements.state_locked),
+            ):
+                expected = connection.execute(core, {"game_id": game.id}).one()
                 read = select.one_or_none(connection, {"game_id": game.id})
                 assert tuple(read) == tuple(expected)
                 assert read.state == state and read.player_budgets == budgets

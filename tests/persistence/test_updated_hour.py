@@ -1,7 +1,7 @@
 """A game's ``updated_hour``, the retention sweep's index, on both databases: it is always
-the hour of the game's last change, a change within the hour of the one before leaves it
-alone on SQLite (no row of it rewritten), and the sweep finds idle games by it, the rows a
-release before it wrote (hour 0) among them."""
+the hour of the game's last change, a change within the hour its row holds leaves it (and
+so its index) alone on SQLite, and the sweep finds idle games by it, the rows a release
+before it wrote (hour 0) among them."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import Connection, select, text, update
 
 from app.domain.game import GameEvent, GameState
-from app.persistence.connections import sqlite_driver
 from app.persistence.db import Database
 from app.persistence.repositories import GameRepository
 from app.persistence.tables import GAMES, hour_of
 from tests.persistence.conftest import AT, GameFactory, store
+from tests.statements import count_statements
 
 HOUR = timedelta(hours=1)
 START = AT.replace(minute=10, second=0, microsecond=0)
@@ -34,10 +34,17 @@ TIMES = [
 ]
 
 
-def _change(connection: Connection, game: GameState, at: datetime) -> GameState:
+def _change(
+    connection: Connection, game: GameState, at: datetime, *, read_first: bool = True
+) -> GameState:
+    """Store a change of ``game`` at ``at``, after reading its row locked as a change does
+    (``read_first``), or without that read."""
+    repository = GameRepository(connection)
+    if read_first:
+        assert repository.state(game.id, for_update=True) is not None
     changed = replace(game, version=game.version + 1)
     event = GameEvent("turn_order_set", {"turn_order": list(changed.turn_order)})
-    GameRepository(connection).store_change(
+    repository.store_change(
         changed, "{}", "k", event, at, read_version=game.version, write_tat_ms=0
     )
     return changed
@@ -57,9 +64,9 @@ def test_a_games_hour_is_the_hour_of_its_last_change_whenever_it_changes(
     game = make_game()
     store(migrated_database, game)
     assert _stored(migrated_database, game.id) == (AT, hour_of(AT))
-    for at in TIMES:
+    for n, at in enumerate(TIMES):
         with migrated_database.transaction(write=True) as connection:
-            game = _change(connection, game, at)
+            game = _change(connection, game, at, read_first=n % 3 != 2)
         assert _stored(migrated_database, game.id) == (at, hour_of(at)), at
 
 
@@ -70,23 +77,28 @@ def test_hour_of_counts_whole_hours_since_the_epoch() -> None:
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_on_sqlite_a_change_within_the_hour_rewrites_no_row_but_the_games_and_its_event(
+def test_on_sqlite_a_change_sets_the_hour_only_when_it_moves(
     migrated_database: Database, make_game: GameFactory
 ) -> None:
-    # SQLite rewrites an index whenever its column is set, even to the value it holds:
-    # the hour's statement sets it only when the hour moves, which a row count shows.
+    # SQLite rewrites an index whenever its column is set, even to the value it holds.
     game = make_game()
     store(migrated_database, game)
-    rows: list[int] = []
-    for at in (START, START + timedelta(minutes=30), START + HOUR, START + HOUR):
-        with migrated_database.transaction(write=True) as connection:
-            driver = sqlite_driver(connection)
-            before = driver.total_changes
-            game = _change(connection, game, at)
-            rows.append(driver.total_changes - before)
-    # In the hour of the creation (AT's), twice: the game's row and its event; then a new
-    # hour: its hour too; then the same hour again.
-    assert rows == [2, 2, 3, 2]
+    sets_the_hour: list[bool] = []
+    for at, read_first in (
+        (START, True),  # in the hour of the creation (AT's)
+        (START + timedelta(minutes=30), True),
+        (START + HOUR, True),  # the next hour
+        (START + HOUR, True),
+        (START + HOUR, False),  # the hour its row holds is not known: set
+    ):
+        with (
+            count_statements(migrated_database.engine) as sent,
+            migrated_database.transaction(write=True) as connection,
+        ):
+            game = _change(connection, game, at, read_first=read_first)
+        (update_games,) = [s for s in sent if s.startswith("UPDATE games")]
+        sets_the_hour.append("updated_hour" in update_games)
+    assert sets_the_hour == [False, False, True, False, True]
 
 
 def test_the_sweep_finds_a_game_idle_past_the_retention_by_its_hour(
