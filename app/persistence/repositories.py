@@ -26,6 +26,8 @@ from app.persistence.idempotency_keys import IdempotencyRepository as Idempotenc
 from app.persistence.statements import (
     CREDENTIALS_CHANGE,
     GAME_DOCUMENT,
+    IDLE_GAMES,
+    IDLE_GAMES_LOCKED,
     KEYS_GONE,
     NOTIFY_EACH,
 )
@@ -262,16 +264,9 @@ class GameRepository:
         ``lock`` locks them until the transaction ends, skipping games another transaction
         holds (PostgreSQL; a SQLite write transaction holds the whole database): a change
         that is under way is never deleted from under it."""
-        # Found by the hour's index; a row's hour is never later than its last change's.
-        statement = (
-            select(GAMES.c.id)
-            .where(GAMES.c.updated_hour <= hour_of(before), GAMES.c.updated_at < before)
-            .order_by(GAMES.c.id)
-            .limit(limit)
-        )
-        if lock:
-            statement = statement.with_for_update(skip_locked=True)
-        return list(self.connection.scalars(statement))
+        statement = IDLE_GAMES_LOCKED if lock else IDLE_GAMES
+        values = {"before_hour": hour_of(before), "before": before, "batch": limit}
+        return list(self.connection.scalars(statement, values))
 
     def delete(self, game_ids: list[str], notify: Sequence[Notification] = ()) -> int:
         """Delete games with their events (their write limit is a column of their row);

@@ -12,6 +12,7 @@ from sqlalchemy import (
     Connection,
     Delete,
     Dialect,
+    Integer,
     Select,
     String,
     Update,
@@ -102,6 +103,21 @@ GAME_CHANGE = (
     )
 )
 GAME_CHANGE_HOURLY = GAME_CHANGE.values(_new_values("updated_hour"))
+# The retention sweep's batch: games last changed before ``before``, found by the hour's
+# index (a row's hour is never later than its last change's), oldest hour first, so that
+# a sweep reads its batch and no more. Ordered by ``id`` instead, SQLite walked the
+# primary key and read every game to fill a batch (tests/persistence/test_updated_hour.py).
+IDLE_GAMES = (
+    select(GAMES.c.id)
+    .where(
+        GAMES.c.updated_hour <= bindparam("before_hour", type_=GAMES.c.updated_hour.type),
+        GAMES.c.updated_at < bindparam("before", type_=GAMES.c.updated_at.type),
+    )
+    .order_by(GAMES.c.updated_hour)
+    .limit(bindparam("batch", type_=Integer()))
+)
+# Skipping the games another transaction holds (PostgreSQL), locking the others.
+IDLE_GAMES_LOCKED = IDLE_GAMES.with_for_update(skip_locked=True)
 EVENT_COLUMNS = ("seq", "type", "data", "at")
 EVENT_VALUES = [bindparam(f"event_{c}", type_=EVENTS.c[c].type) for c in EVENT_COLUMNS]
 EVENT_APPEND = insert(EVENTS).values(
