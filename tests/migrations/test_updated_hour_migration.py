@@ -23,18 +23,11 @@ LAST_CHANGES = {
 }
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
-    ]
-)
-def url(request: pytest.FixtureRequest) -> str:
-    found: str = request.getfixturevalue(
-        "sqlite_url" if request.param == "sqlite" else "postgres_url"
-    )
-    upgrade(found, BEFORE)
-    return found
+@pytest.fixture
+def url(empty_url: str) -> str:
+    """Each database, at the revision before 0006."""
+    upgrade(empty_url, BEFORE)
+    return empty_url
 
 
 def _indexes(url: str) -> set[str]:
