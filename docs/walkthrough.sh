@@ -6,18 +6,22 @@ set -euo pipefail
 BASE="${BASE:-http://127.0.0.1:8000}"
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval('d' + sys.argv[1]))" "$1"; }
 JSON=(-H 'Content-Type: application/json')
+# The created game's answer, in a file of this run's own (two runs at once must not read
+# each other's tokens).
+GAME_JSON=$(mktemp)
+trap 'rm -f "$GAME_JSON"' EXIT
 
 # 1. Create a game: three players; the table names its three tiles (or send "seed": 42
 #    to draw them reproducibly). The tokens are shown only in this answer.
 curl -sS -X POST "$BASE/v1/games" "${JSON[@]}" -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')" \
   -d '{"players": [{"name": "Anna", "leaders": ["sisto_iv"]}, {"name": "Bruno"}, {"name": "Carla"}],
        "tiles": {"1": "I-2", "2": "II-7", "3": "III-4"}}' \
-  > /tmp/walkthrough-game.json
-GAME=$(json '["game"]["id"]' < /tmp/walkthrough-game.json)
-HOST=$(json '["host_token"]' < /tmp/walkthrough-game.json)
-ANNA=$(json '["player_tokens"]["p1"]' < /tmp/walkthrough-game.json)
+  > "$GAME_JSON"
+GAME=$(json '["game"]["id"]' < "$GAME_JSON")
+HOST=$(json '["host_token"]' < "$GAME_JSON")
+ANNA=$(json '["player_tokens"]["p1"]' < "$GAME_JSON")
 AUTH=(-H "Authorization: Bearer $HOST")
-echo "game $GAME, tiles: $(json '["game"]["tiles"]["1"]["id"]' < /tmp/walkthrough-game.json) ..."
+echo "game $GAME, tiles: $(json '["game"]["tiles"]["1"]["id"]' < "$GAME_JSON") ..."
 
 # 2. End of round 2: the host enters everyone's faith (above 15 is kept as 15).
 curl -sS -X PUT "$BASE/v1/games/$GAME/faith" "${JSON[@]}" "${AUTH[@]}" \
