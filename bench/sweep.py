@@ -46,8 +46,10 @@ def _measure(games: int) -> None:
                 "updated_at": stored,
                 "player_token_hashes": "{}",
             }
-            if "updated_hour" in columns:  # a tree before it has no such column
-                row["updated_hour"] = int(now.timestamp() // 3600)
+            if "updated_hour" in columns:  # a tree before it has neither column nor hour_of
+                from app.persistence.tables import hour_of
+
+                row["updated_hour"] = hour_of(now)
             names = ", ".join(["id", *row])
             marks = ", ".join("?" * (len(row) + 1))
             connection.executemany(
