@@ -88,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         migrate(settings.database_url)
     print(
         f"Vatican Report rules service on http://{args.host}:{args.port} "
-        f"({args.workers} worker{'s' if args.workers != 1 else ''}), "
+        f"({args.workers} worker{'s' if args.workers != 1 else ''} "
+        f"on the {settings.event_loop} event loop), "
         f"database {redact_url(settings.database_url)}",
         flush=True,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import threading
 from collections.abc import AsyncIterator
@@ -52,6 +53,8 @@ TAGS = [
     {"name": "operations", "description": "Health, readiness and metrics."},
 ]
 
+logger = logging.getLogger("app")
+
 
 def _end_streams_on_signals(hub: LiveHub) -> None:
     """On SIGTERM/SIGINT, end every stream at once, then let the server shut down as it
@@ -69,6 +72,11 @@ def _end_streams_on_signals(hub: LiveHub) -> None:
             previous(signum, frame)
 
         signal.signal(number, handler)
+
+
+def _loop_name(loop: asyncio.AbstractEventLoop) -> str:
+    """``asyncio`` or ``uvloop``: the package whose loop ``loop`` is."""
+    return type(loop).__module__.partition(".")[0]
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
@@ -92,6 +100,8 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         # more threads than connections only queue on the pool and fight over the GIL.
         to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
         _end_streams_on_signals(live_hub)
+        # Which loop serves is the server's choice (EVENT_LOOP under ``python -m app``).
+        logger.info("serving on the %s event loop", _loop_name(asyncio.get_running_loop()))
         sweeper = (
             asyncio.create_task(sweep_periodically(retention, settings.retention_sweep_seconds))
             if settings.retention_sweep_seconds > 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, IPvAnyNetwork, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -24,6 +24,11 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     workers: int = Field(default=1, ge=1)
+    # The event loop each worker serves on. When a worker's CPU is all spent, the standard
+    # library's answers every request within a few of its loop's turns; uvloop serves more
+    # requests a second there, but leaves some waiting many times as long as the rest
+    # (bench/RESULTS.md).
+    event_loop: Literal["asyncio", "uvloop"] = "asyncio"
     log_level: str = "info"
     max_body_bytes: int = Field(default=65536, ge=0)
     tile_packs_dir: Path | None = None

@@ -48,8 +48,8 @@ def serve(
         log_config=log_config,
         # The front (app/api/platform/front.py) writes one JSON access line per request.
         access_log=False,
-        # uvloop when installed; the protocol is always the bounded httptools one.
-        loop="auto",
+        # The protocol is always the bounded httptools one, whichever loop runs it.
+        loop=settings.event_loop,
         # The client's address is decided in one place, app/api/platform/client_address.py, from
         # the real peer and TRUSTED_PROXIES; uvicorn's own X-Forwarded-For handling (whose
         # default trusts 127.0.0.1) would decide it a second time, differently.
