@@ -24,12 +24,14 @@ def wrk(port: int, connections: int, seconds: int, path: str = "/healthz") -> fl
     return float(match.group(1)) if match else 0.0
 
 
+# On the event loop the service serves on (EVENT_LOOP): only the protocol differs.
 PLAIN_UVICORN = """\
 import sys, uvicorn
 from app.__main__ import log_config
+from app.settings import get_settings
 uvicorn.run("app.main:app", host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
-            log_config=log_config("WARNING"), access_log=False, loop="auto", http="httptools",
-            proxy_headers=True)
+            log_config=log_config("WARNING"), access_log=False, http="httptools",
+            loop=get_settings().event_loop, proxy_headers=True)
 """
 
 

@@ -4,8 +4,9 @@
     DATABASE_URL=... python -m bench.serve_variant PORT WORKERS VARIANT
 
 VARIANT: ``baseline`` (exactly ``python -m app``: app.server.serve, the bounded httptools
-protocol), ``plain-httptools`` (uvicorn's own httptools protocol, no edge limits: what the
-edge costs), ``asyncio-h11`` (app.main:app on the asyncio loop and h11).
+protocol), ``plain-httptools`` (uvicorn's own httptools protocol, no edge limits, on the
+service's ``EVENT_LOOP``: what the edge costs), ``asyncio-h11`` (app.main:app on the
+asyncio loop and h11).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from app.persistence.migrate import upgrade
 from app.server.serve import serve
 from app.settings import get_settings
 
-VARIANTS = {
-    "plain-httptools": ("app.main:app", "auto", "httptools"),
+# Each variant's app, event loop (None: the service's EVENT_LOOP) and protocol.
+VARIANTS: dict[str, tuple[str, str | None, str]] = {
+    "plain-httptools": ("app.main:app", None, "httptools"),
     "asyncio-h11": ("app.main:app", "asyncio", "h11"),
 }
 
@@ -47,7 +49,7 @@ def main() -> None:
         log_level=settings.log_level.lower(),
         log_config=config,
         access_log=False,
-        loop=loop,
+        loop=loop or settings.event_loop,
         http=http,
     )
 

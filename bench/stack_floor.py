@@ -110,10 +110,13 @@ def serve_as_python_m_app(port: int) -> None:
     )
 
 
-def serve_as_the_ceilings(app: Any, port: int, http: Any = "httptools") -> None:
+def serve_as_the_ceilings(
+    app: Any, port: int, http: Any = "httptools", loop: str = "uvloop"
+) -> None:
     """``app`` on 127.0.0.1:``port`` with the options of ``bench/ceilings/serve.py`` (which
     is frozen, so they are repeated here rather than shared); ``http`` another protocol
-    class for an experiment (``bench/one_write.py``)."""
+    class, ``loop`` another event loop, for an experiment (``bench/one_write.py``,
+    ``bench/tail_check.py``)."""
     import uvicorn
 
     uvicorn.run(
@@ -121,7 +124,7 @@ def serve_as_the_ceilings(app: Any, port: int, http: Any = "httptools") -> None:
         host="127.0.0.1",
         port=port,
         http=http,
-        loop="uvloop",
+        loop=loop,
         workers=1,
         access_log=False,
         proxy_headers=False,

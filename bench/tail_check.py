@@ -1,4 +1,4 @@
-"""Whose tail is a p99 at 64 connections: the service's, or the machine's?
+"""Whose tail is a p99 at 64 connections: the service's, its event loop's, or the machine's?
 
     python -m bench.tail_check                      # 3 rounds of 5 s, 150 us a request
     python -m bench.tail_check --rounds 5 --spin-us 120
@@ -6,11 +6,12 @@
 Serves in turn, one round after the other, the service's ``/healthz`` (``python -m app``'s
 server: the edge protocol, the access log) and a reference: a plain ASGI app on the
 ceilings' settings (``bench/ceilings/serve.py``) that spends ``--spin-us`` of CPU on each
-request, about what the service spends, and answers the same 15 bytes. wrk loads each at
-64 connections (``bench/lua/get.lua``: p50, p99, p99.9, max). Both apps watch their own
-event loop: a task that sleeps 1 ms and counts how late it wakes, so that a tail the loop
-never saw (no lag as long as the tail) is not the app's. ``bench/RESULTS.md`` says what it
-showed.
+request, about what the service spends, and answers the same 15 bytes; each on uvloop and
+on the standard library's event loop (the reference through uvicorn's ``loop`` option,
+the service through its ``EVENT_LOOP``). wrk loads each at 64 connections
+(``bench/lua/get.lua``: p50, p99, p99.9, max). Every app watches its own event loop: a
+task that sleeps 1 ms and counts how late it wakes, so that a tail the loop never saw (no
+lag as long as the tail) is not the app's code. ``bench/RESULTS.md`` says what it showed.
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ from bench.stack_floor import build, serve_as_the_ceilings
 from tests.support.servers import free_port
 
 SLOW_WAKE_MS = 20.0  # a loop lag counted as one a request could wait behind
-APPS = ("reference", "service")
+# Each app and the event loop it is served on.
+APPS = {
+    "reference uvloop": "uvloop",
+    "reference asyncio": "asyncio",
+    "service uvloop": "uvloop",
+    "service asyncio": "asyncio",
+}
 
 
 class LoopWatched:
@@ -89,8 +96,8 @@ def __getattr__(name: str) -> Any:
 
 
 def _serve(name: str, port: int) -> None:
-    if name == "reference":
-        serve_as_the_ceilings(LoopWatched(Spinning(build("asgi"))), port)
+    if name.startswith("reference"):
+        serve_as_the_ceilings(LoopWatched(Spinning(build("asgi"))), port, loop=APPS[name])
         return
     from app.__main__ import log_config
     from app.persistence.migrate import upgrade
@@ -112,16 +119,18 @@ def _serve(name: str, port: int) -> None:
 def measure(name: str, seconds: int, spin_us: float, folder: Path) -> dict[str, Any]:
     """One app served, warmed for 2 s, then loaded for ``seconds``."""
     port = free_port()
-    lag_file = folder / f"{name}-lag.json"
+    slug = name.replace(" ", "-")
+    lag_file = folder / f"{slug}-lag.json"
     lag_file.unlink(missing_ok=True)
     env = {
         "TAIL_LAG_FILE": str(lag_file),
         "TAIL_SPIN_US": str(spin_us),
         "DATABASE_URL": f"sqlite:///{folder}/tail.sqlite",
         "PYTHONPATH": str(REPO),
+        "EVENT_LOOP": APPS[name],  # the service's; the reference's is its serve's option
     }
     command = [sys.executable, "-m", "bench.tail_check", "--serve", name, str(port)]
-    with serve(command, env, port, folder / f"{name}.log", ready_path="/healthz"):
+    with serve(command, env, port, folder / f"{slug}.log", ready_path="/healthz"):
         url = f"http://127.0.0.1:{port}"
         wrk_summary(url, "get.lua", ["/healthz"], 64, 2)
         result = wrk_summary(url, "get.lua", ["/healthz"], 64, seconds)
