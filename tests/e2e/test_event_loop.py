@@ -18,8 +18,10 @@ from tests.support.servers import Server, running
     ("setting", "loop"), [(None, "asyncio"), ("asyncio", "asyncio"), ("uvloop", "uvloop")]
 )
 def test_the_server_serves_on_the_loop_event_loop_names(
-    tmp_path: Path, setting: str | None, loop: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str | None, loop: str
 ) -> None:
+    # The server inherits this process's environment: the default case must not.
+    monkeypatch.delenv("EVENT_LOOP", raising=False)
     env = {"LOG_LEVEL": "info"}
     if setting is not None:
         env["EVENT_LOOP"] = setting
