@@ -85,6 +85,14 @@ def drop_pg_database(server: str, name: str) -> None:
 
 # ---- servers -----------------------------------------------------------------------------
 
+#: What a served benchmark runs with unless its ``env`` says otherwise. Every load comes
+#: from 127.0.0.1, one address: a load of 64 connections that starts as the last one ends
+#: finds some of the last one's connections not yet closed by the worker, and the edge's
+#: per-address limit (64 by default) answers the newcomers past it a 503 (bench/RESULTS.md,
+#: eleventh round). The limit's check still runs on every connection, at the same cost;
+#: only its threshold is moved out of the loads' way.
+BENCH_SETTINGS = {**RATE_LIMITS_OFF, "MAX_CONNECTIONS_PER_ADDRESS": "1000"}
+
 
 @contextmanager
 def serve(
@@ -98,7 +106,8 @@ def serve(
 ) -> Iterator[Command]:
     """``command`` (which listens on ``port``) until ``ready_path`` answers 200, stopped
     with its process group on exit: tests/support's launcher, with the rate limits off
-    unless ``env`` asks for them (the benchmarks measure throughput)."""
+    and the per-address connection limit out of the way unless ``env`` asks for them
+    (the benchmarks measure throughput: ``BENCH_SETTINGS``)."""
     server = Command(
         command,
         log.stem,
@@ -106,7 +115,7 @@ def serve(
         port=port,
         ready_path=ready_path,
         cwd=cwd,
-        env={**RATE_LIMITS_OFF, **env},
+        env={**BENCH_SETTINGS, **env},
     )
     with running(server, timeout=timeout):
         yield server
