@@ -3,10 +3,13 @@ uvicorn server process (httptools, uvloop, no access log: the ceilings' settings
 ``bench/ceilings/serve.py``) answering ``GET /healthz`` with the same 15-byte JSON body, for
 a plain ASGI function, a Starlette route, a FastAPI route and the service itself; then the
 service as ``python -m app`` serves it ("served": its edge protocol and its access log on,
-written to a discarded stdout), so that the difference from "service" is what those cost.
+written to a discarded stdout), so that the difference from "service" is what those cost;
+"served-plain" is "served" on uvicorn's own httptools protocol: "served" less it is what
+the edge protocol alone costs.
 
     python -m bench.stack_floor                     # every app, 500 requests each
     python -m bench.stack_floor asgi fastapi --requests 1000
+    python -m bench.stack_floor asgi served --loop asyncio   # every app on that loop
 
 At 64 connections a worker is bound by its CPU, so the ratio of two apps' instructions per
 request is about the inverse of the ratio of their requests per second: this says how
@@ -28,14 +31,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
+from app.settings import Settings
 from bench.instructions import VALGRIND, collected
 
 REPO = Path(__file__).resolve().parent.parent
 BODY = b'{"status":"ok"}'
 WARM_UP = 20
-APPS = ("asgi", "starlette", "fastapi", "fastapi-no-otel", "service", "served")
+APPS = ("asgi", "starlette", "fastapi", "fastapi-no-otel", "service", "served", "served-plain")
 
 
 def build(name: str) -> Any:
@@ -85,16 +89,19 @@ def build(name: str) -> Any:
     raise SystemExit(f"unknown app {name!r}; known: {', '.join(APPS)}")
 
 
-def serve(name: str, port: int) -> None:
-    if name == "served":
-        serve_as_python_m_app(port)
+def serve(name: str, port: int, loop: str) -> None:
+    if name in ("served", "served-plain"):
+        # On the service's EVENT_LOOP, which count() sets.
+        serve_as_python_m_app(port, edge=name == "served")
         return
-    serve_as_the_ceilings(build(name), port)
+    serve_as_the_ceilings(build(name), port, loop=loop)
 
 
-def serve_as_python_m_app(port: int) -> None:
+def serve_as_python_m_app(port: int, edge: bool = True) -> None:
     """The service on 127.0.0.1:``port`` as ``python -m app`` serves it (one worker), on a
-    new SQLite file, with the access log at INFO."""
+    new SQLite file, with the access log at INFO; without ``edge``, on uvicorn's own
+    httptools protocol instead of the edge's bounded one (the same options otherwise:
+    the difference is what the edge's bounds and its one-write answers cost)."""
     from app.__main__ import log_config
     from app.persistence.migrate import upgrade
     from app.server.serve import serve as serve_the_service
@@ -105,8 +112,25 @@ def serve_as_python_m_app(port: int) -> None:
     # app.main:app, which the server imports, reads its settings from the environment.
     os.environ.update(DATABASE_URL=url, LOG_LEVEL="info")
     settings = Settings(database_url=url, log_level="info")
-    serve_the_service(
-        settings, host="127.0.0.1", port=port, workers=1, log_config=log_config("INFO")
+    if edge:
+        serve_the_service(
+            settings, host="127.0.0.1", port=port, workers=1, log_config=log_config("INFO")
+        )
+        return
+    import uvicorn
+
+    uvicorn.run(
+        "app.main:app",
+        host="127.0.0.1",
+        port=port,
+        workers=1,
+        log_level="info",
+        log_config=log_config("INFO"),
+        access_log=False,  # the front writes the access log, as served
+        loop=settings.event_loop,
+        http="httptools",
+        proxy_headers=False,
+        timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
     )
 
 
@@ -161,9 +185,10 @@ def _send(port: int, requests: int) -> None:
     connection.close()
 
 
-def count(name: str, requests: int) -> int:
+def count(name: str, requests: int, loop: str | None = None) -> int:
     """Instructions of the server process of ``name`` serving ``requests`` requests (and
-    its start and stop)."""
+    its start and stop), on ``loop``: None is the ceilings' (uvloop) for a plain app and
+    the service's ``EVENT_LOOP`` for "served" and "served-plain"."""
     port = _free_port()
     command = [
         *VALGRIND,
@@ -172,8 +197,12 @@ def count(name: str, requests: int) -> int:
         "--serve",
         name,
         str(port),
+        "--loop",
+        loop or "uvloop",
     ]
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(REPO)}
+    if loop is not None:
+        env["EVENT_LOOP"] = loop
     server = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO
     )
@@ -189,10 +218,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("apps", nargs="*", help=f"of {', '.join(APPS)}; all if none")
     parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument(
+        "--loop",
+        choices=get_args(Settings.model_fields["event_loop"].annotation),
+        help="serve every app on this event loop (default: the ceilings' uvloop for the "
+        "plain apps, the service's EVENT_LOOP for served)",
+    )
     parser.add_argument("--serve", nargs=2, metavar=("APP", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.serve[0], int(args.serve[1]))
+        serve(args.serve[0], int(args.serve[1]), args.loop or "uvloop")
         return
     unknown = set(args.apps) - set(APPS)
     if unknown:
@@ -200,8 +235,8 @@ def main() -> None:
     results: dict[str, int] = {}
     for name in args.apps or APPS:
         print(f"{name}: counting (two servers under valgrind, a minute or two)...", flush=True)
-        base = count(name, WARM_UP)
-        total = count(name, WARM_UP + args.requests)
+        base = count(name, WARM_UP, args.loop)
+        total = count(name, WARM_UP + args.requests, args.loop)
         results[name] = (total - base) // args.requests
         print(f"{name}: {results[name]:,} instructions per request", flush=True)
     first = next(iter(results.values()))
