@@ -9,6 +9,9 @@ from typing import Annotated, Literal
 from pydantic import Field, IPvAnyNetwork, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+#: The event loops a worker can serve on (``EVENT_LOOP``).
+EventLoop = Literal["asyncio", "uvloop"]
+
 
 class Settings(BaseSettings):
     """Everything the service reads from its environment.
@@ -26,9 +29,9 @@ class Settings(BaseSettings):
     workers: int = Field(default=1, ge=1)
     # The event loop each worker serves on. When a worker's CPU is all spent, the standard
     # library's answers every request within a few of its loop's turns; uvloop serves more
-    # requests a second there, but leaves some waiting many times as long as the rest
-    # (bench/RESULTS.md).
-    event_loop: Literal["asyncio", "uvloop"] = "asyncio"
+    # requests a second there, but accepts one new connection per turn, so that a burst of
+    # new connections waits many times as long as the rest (bench/RESULTS.md).
+    event_loop: EventLoop = "asyncio"
     log_level: str = "info"
     max_body_bytes: int = Field(default=65536, ge=0)
     tile_packs_dir: Path | None = None

@@ -27,11 +27,11 @@ from typing import Any, get_args
 
 import uvloop
 
-from app.settings import Settings
+from app.settings import EventLoop
 from bench.harness import app_command, serve
 from tests.support.servers import free_port
 
-LOOPS: tuple[str, ...] = get_args(Settings.model_fields["event_loop"].annotation)
+LOOPS: tuple[str, ...] = get_args(EventLoop)
 
 
 class Connection:

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any, get_args
 
-from app.settings import Settings
+from app.settings import EventLoop
 from bench.instructions import VALGRIND, collected
 
 REPO = Path(__file__).resolve().parent.parent
@@ -102,10 +102,9 @@ def serve_as_python_m_app(port: int, edge: bool = True) -> None:
     new SQLite file, with the access log at INFO; without ``edge``, on uvicorn's own
     httptools protocol instead of the edge's bounded one (the same options otherwise:
     the difference is what the edge's bounds and its one-write answers cost)."""
-    from app.__main__ import log_config
     from app.persistence.migrate import upgrade
-    from app.server.serve import serve as serve_the_service
     from app.settings import Settings
+    from bench.serve_variant import serve_variant
 
     url = f"sqlite:///{tempfile.mkdtemp()}/floor.sqlite"
     upgrade(url)
@@ -113,24 +112,17 @@ def serve_as_python_m_app(port: int, edge: bool = True) -> None:
     os.environ.update(DATABASE_URL=url, LOG_LEVEL="info")
     settings = Settings(database_url=url, log_level="info")
     if edge:
-        serve_the_service(
-            settings, host="127.0.0.1", port=port, workers=1, log_config=log_config("INFO")
-        )
+        serve_variant(settings, port, 1, "baseline")
         return
-    import uvicorn
-
-    uvicorn.run(
-        "app.main:app",
-        host="127.0.0.1",
-        port=port,
-        workers=1,
-        log_level="info",
-        log_config=log_config("INFO"),
-        access_log=False,  # the front writes the access log, as served
-        loop=settings.event_loop,
-        http="httptools",
+    # The served options that uvicorn's defaults differ from (app/server/serve.py).
+    keep_alive = max(1, round(settings.keepalive_timeout_seconds))
+    serve_variant(
+        settings,
+        port,
+        1,
+        "plain-httptools",
         proxy_headers=False,
-        timeout_keep_alive=max(1, round(settings.keepalive_timeout_seconds)),
+        timeout_keep_alive=keep_alive,
     )
 
 
@@ -220,7 +212,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument(
         "--loop",
-        choices=get_args(Settings.model_fields["event_loop"].annotation),
+        choices=get_args(EventLoop),
         help="serve every app on this event loop (default: the ceilings' uvloop for the "
         "plain apps, the service's EVENT_LOOP for served)",
     )
