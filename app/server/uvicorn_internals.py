@@ -176,6 +176,13 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         """Past twice a limit: no answer, so that a flood cannot exhaust file descriptors."""
         answers.refused(reason)
         self._dead = True
+        # It stops counting now, not when connection_lost runs a loop turn later: the
+        # standard library's loop accepts a whole backlog in one turn, and a flood met at
+        # once would otherwise count as the server's connections and shed everyone else.
+        self.connections.discard(self)
+        if self._address is not None:
+            counts_of(self.server_state).closed(self._address)
+            self._address = None
         transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:

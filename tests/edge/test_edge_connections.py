@@ -8,9 +8,12 @@ import contextlib
 import json
 import socket
 from pathlib import Path
+from typing import get_args
 
 import httpx
+import pytest
 
+from app.settings import EventLoop
 from tests.edge.conftest import edge_server
 from tests.support.edge_attacks import address_flood, over_connection_limit
 from tests.support.probes import probe
@@ -62,6 +65,21 @@ def test_one_address_cannot_take_every_connection_with_the_defaults(tmp_path: Pa
     address is served, and the attacker's sockets past twice the cap are closed at once."""
     with edge_server(tmp_path, "address") as server:
         figures = address_flood(server.port, held=1300)
+    assert figures["other_address"] == 200, figures
+    assert figures["attacker_connected"] == 1300, figures
+    assert figures["attacker_closed_at_once"] >= 1300 - 2 * 64, figures
+
+
+@pytest.mark.parametrize("loop", get_args(EventLoop))
+def test_a_flood_that_reaches_a_busy_worker_at_once_is_dropped_as_it_comes(
+    tmp_path: Path, loop: str
+) -> None:
+    """The same attack when every connection waits in the kernel until the worker gets to
+    them: the standard library's loop accepts them all in one turn. A connection closed at
+    once stops counting at once, so the flood never counts as the server's connections and
+    the other address is served."""
+    with edge_server(tmp_path, "busy", EVENT_LOOP=loop) as server:
+        figures = address_flood(server.port, held=1300, paused_pid=server.pid)
     assert figures["other_address"] == 200, figures
     assert figures["attacker_connected"] == 1300, figures
     assert figures["attacker_closed_at_once"] >= 1300 - 2 * 64, figures

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import signal
 import threading
 import time
 from typing import Any
@@ -14,7 +16,7 @@ from typing import Any
 import httpx
 
 from tests.support.probes import RssSampler, probe, rss_mib
-from tests.support.raw_http import MIB, Flood, ask, connect, read_all, status_of
+from tests.support.raw_http import MIB, Flood, connect, read_all, status_of
 
 
 def endless_headers(
@@ -162,21 +164,33 @@ def client_disconnects(port: int, *, count: int = 20) -> dict[str, Any]:
 
 
 def address_flood(
-    port: int, *, held: int = 1300, attacker: str = "127.0.0.2", other: str = "127.0.0.3"
+    port: int,
+    *,
+    held: int = 1300,
+    attacker: str = "127.0.0.2",
+    other: str = "127.0.0.3",
+    paused_pid: int | None = None,
 ) -> dict[str, Any]:
     """``held`` idle connections from one address (more than MAX_CONNECTIONS, 1250), then
     a request from another address: is it served, and how many of the attacker's
-    connections did the server close at once?"""
+    connections did the server close at once?
+
+    With ``paused_pid`` (the worker's), the worker is stopped while every connection
+    arrives, so that all of them wait in the kernel and the worker meets them at once,
+    as a busy worker does."""
+    if paused_pid is not None:
+        os.kill(paused_pid, signal.SIGSTOP)
     socks = []
-    for _ in range(held):
-        with contextlib.suppress(OSError):
-            socks.append(connect(port, timeout=5.0, source=attacker))
     try:
-        answer = ask(
-            port,
-            b"GET /healthz HTTP/1.1\r\nHost: attack\r\nConnection: close\r\n\r\n",
-            source=other,
-        )
+        for _ in range(held):
+            with contextlib.suppress(OSError):
+                socks.append(connect(port, timeout=5.0, source=attacker))
+        with contextlib.closing(connect(port, timeout=10.0, source=other)) as asking:
+            asking.sendall(b"GET /healthz HTTP/1.1\r\nHost: attack\r\nConnection: close\r\n\r\n")
+            if paused_pid is not None:
+                os.kill(paused_pid, signal.SIGCONT)
+                paused_pid = None
+            answer = read_all(asking)
         time.sleep(0.5)
         closed = 0
         for sock in socks:
@@ -188,6 +202,8 @@ def address_flood(
             except OSError:
                 closed += 1
     finally:
+        if paused_pid is not None:
+            os.kill(paused_pid, signal.SIGCONT)
         for sock in socks:
             sock.close()
     return {
