@@ -15,7 +15,7 @@ import pytest
 
 from app.settings import EventLoop
 from tests.edge.conftest import edge_server
-from tests.support.edge_attacks import address_flood, over_connection_limit
+from tests.support.edge_attacks import address_flood, connection_burst, over_connection_limit
 from tests.support.probes import probe
 from tests.support.raw_http import ask, connect, head_of, status_of
 
@@ -83,6 +83,23 @@ def test_a_flood_that_reaches_a_busy_worker_at_once_is_dropped_as_it_comes(
     assert figures["other_address"] == 200, figures
     assert figures["attacker_connected"] == 1300, figures
     assert figures["attacker_closed_at_once"] >= 1300 - 2 * 64, figures
+
+
+@pytest.mark.parametrize("loop", get_args(EventLoop))
+def test_a_burst_of_connections_at_a_busy_worker_costs_memory_by_the_connection(
+    tmp_path: Path, loop: str
+) -> None:
+    """2,000 connections from 40 addresses (each under its cap) reach a stopped worker
+    together, more than MAX_CONNECTIONS (1250): the worker takes them all in a turn or
+    two, and its memory grows by what that many connections hold (docs/scaling.md: under
+    16 KiB each), however fast they came. While they are held a fresh client is answered
+    503 at once; once they are gone it is served."""
+    with edge_server(tmp_path, "burst", EVENT_LOOP=loop) as server:
+        figures = connection_burst(server.port, server.pid)
+    assert figures["connected"] == 2000, figures
+    assert figures["rss_peak_mib"] - figures["rss_before_mib"] < 2000 * 16 / 1024, figures
+    assert figures["other_while_held"] == 503, figures
+    assert figures["other_once_closed"] == 200, figures
 
 
 def test_past_its_cap_an_address_gets_503_with_retry_after_then_nothing(tmp_path: Path) -> None:

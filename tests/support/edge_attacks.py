@@ -163,6 +163,46 @@ def client_disconnects(port: int, *, count: int = 20) -> dict[str, Any]:
     return {"counted_by_status": counted}
 
 
+def connection_burst(
+    port: int, pid: int, *, addresses: int = 40, per_address: int = 50
+) -> dict[str, Any]:
+    """``addresses`` x ``per_address`` idle connections (each address under its cap) that
+    reach a stopped worker together, as a busy worker meets them: the worker's RSS before,
+    at its peak while it takes them all, and a fresh client's status while they are held
+    and once they are gone."""
+    before = rss_mib(pid)
+    socks = []
+    os.kill(pid, signal.SIGSTOP)
+    stopped = True
+    try:
+        for index in range(addresses):
+            for _ in range(per_address):
+                with contextlib.suppress(OSError):
+                    socks.append(connect(port, timeout=5.0, source=f"127.0.1.{index + 1}"))
+        with RssSampler(pid) as sampler:
+            os.kill(pid, signal.SIGCONT)
+            stopped = False
+            while_held = probe(port)[0]
+    finally:
+        if stopped:
+            os.kill(pid, signal.SIGCONT)
+        for sock in socks:
+            sock.close()
+    # A connection counts until the worker has seen it close: give it a moment.
+    deadline = time.monotonic() + 10.0
+    after = probe(port)[0]
+    while after != 200 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        after = probe(port)[0]
+    return {
+        "connected": len(socks),
+        "rss_before_mib": round(before, 1),
+        "rss_peak_mib": round(sampler.peak, 1),
+        "other_while_held": while_held,
+        "other_once_closed": after,
+    }
+
+
 def address_flood(
     port: int,
     *,
