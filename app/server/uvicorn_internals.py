@@ -180,15 +180,17 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         # standard library's loop accepts a whole backlog in one turn, and a flood met at
         # once would otherwise count as the server's connections and shed everyone else.
         self.connections.discard(self)
-        if self._address is not None:
-            counts_of(self.server_state).closed(self._address)
-            self._address = None
+        self._stop_counting()
         transport.abort()
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def _stop_counting(self) -> None:
+        """Off its address's count, once (a connection dropped at once is lost later)."""
         if self._address is not None:
             counts_of(self.server_state).closed(self._address)
             self._address = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_counting()
         for timer in (self._head_timer, self._body_timer, self._send_timer):
             timer.cancel()
         if self._linger_timer is not None:

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import signal
 import threading
 import time
 from typing import Any
 
 import httpx
 
-from tests.support.probes import RssSampler, probe, rss_mib
+from tests.support.probes import RssSampler, paused, probe, rss_mib, served_within
 from tests.support.raw_http import MIB, Flood, connect, read_all, status_of
 
 
@@ -172,34 +170,25 @@ def connection_burst(
     and once they are gone."""
     before = rss_mib(pid)
     socks = []
-    os.kill(pid, signal.SIGSTOP)
-    stopped = True
     try:
-        for index in range(addresses):
-            for _ in range(per_address):
-                with contextlib.suppress(OSError):
-                    socks.append(connect(port, timeout=5.0, source=f"127.0.1.{index + 1}"))
-        with RssSampler(pid) as sampler:
-            os.kill(pid, signal.SIGCONT)
-            stopped = False
-            while_held = probe(port)[0]
+        with paused(pid) as resume:
+            for index in range(addresses):
+                for _ in range(per_address):
+                    with contextlib.suppress(OSError):
+                        socks.append(connect(port, timeout=5.0, source=f"127.0.1.{index + 1}"))
+            with RssSampler(pid) as sampler:
+                resume()
+                while_held = probe(port)[0]
     finally:
-        if stopped:
-            os.kill(pid, signal.SIGCONT)
         for sock in socks:
             sock.close()
-    # A connection counts until the worker has seen it close: give it a moment.
-    deadline = time.monotonic() + 10.0
-    after = probe(port)[0]
-    while after != 200 and time.monotonic() < deadline:
-        time.sleep(0.2)
-        after = probe(port)[0]
     return {
         "connected": len(socks),
         "rss_before_mib": round(before, 1),
         "rss_peak_mib": round(sampler.peak, 1),
         "other_while_held": while_held,
-        "other_once_closed": after,
+        # A connection counts until the worker has seen it close: give it a moment.
+        "other_once_closed": served_within(port, 10.0),
     }
 
 
@@ -218,19 +207,20 @@ def address_flood(
     With ``paused_pid`` (the worker's), the worker is stopped while every connection
     arrives, so that all of them wait in the kernel and the worker meets them at once,
     as a busy worker does."""
-    if paused_pid is not None:
-        os.kill(paused_pid, signal.SIGSTOP)
+    nothing_to_resume = contextlib.nullcontext(lambda: None)
+    stopped = paused(paused_pid) if paused_pid is not None else nothing_to_resume
     socks = []
     try:
-        for _ in range(held):
-            with contextlib.suppress(OSError):
-                socks.append(connect(port, timeout=5.0, source=attacker))
-        with contextlib.closing(connect(port, timeout=10.0, source=other)) as asking:
-            asking.sendall(b"GET /healthz HTTP/1.1\r\nHost: attack\r\nConnection: close\r\n\r\n")
-            if paused_pid is not None:
-                os.kill(paused_pid, signal.SIGCONT)
-                paused_pid = None
-            answer = read_all(asking)
+        with stopped as resume:
+            for _ in range(held):
+                with contextlib.suppress(OSError):
+                    socks.append(connect(port, timeout=5.0, source=attacker))
+            with contextlib.closing(connect(port, timeout=10.0, source=other)) as asking:
+                asking.sendall(
+                    b"GET /healthz HTTP/1.1\r\nHost: attack\r\nConnection: close\r\n\r\n"
+                )
+                resume()
+                answer = read_all(asking)
         time.sleep(0.5)
         closed = 0
         for sock in socks:
@@ -242,8 +232,6 @@ def address_flood(
             except OSError:
                 closed += 1
     finally:
-        if paused_pid is not None:
-            os.kill(paused_pid, signal.SIGCONT)
         for sock in socks:
             sock.close()
     return {

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -63,6 +65,35 @@ def probe(port: int, timeout: float = 10.0) -> tuple[int | str, float]:
     except httpx.HTTPError as exc:
         status = type(exc).__name__
     return status, round(time.monotonic() - start, 3)
+
+
+def served_within(port: int, seconds: float) -> int | str:
+    """A fresh client's status, asked again until it is 200 or ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    status = probe(port)[0]
+    while status != 200 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        status = probe(port)[0]
+    return status
+
+
+@contextlib.contextmanager
+def paused(pid: int) -> Iterator[Callable[[], None]]:
+    """``pid`` stopped (SIGSTOP) until the ``resume`` it yields is called, or the block
+    ends: what arrives meanwhile waits in the kernel, as for a busy process."""
+    stopped = True
+
+    def resume() -> None:
+        nonlocal stopped
+        if stopped:
+            stopped = False
+            os.kill(pid, signal.SIGCONT)
+
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield resume
+    finally:
+        resume()
 
 
 def children_of(pid: int) -> list[int]:
