@@ -5,12 +5,23 @@ The bytes are counted before the parser sees them, so that a header that never e
 at most ``max_bytes`` of memory; the fields the parser reports are counted too (at most
 ``max_fields``, and their bytes at most ``max_bytes``), since a parser may hold a field
 it was fed in several pieces.
+
+One read can hold several requests (pipelined, or a body and the next request's head),
+and the parser does not say where in the bytes it was fed one request ended and the next
+began. So a read is fed in pieces of at most ``PIECE_BYTES``, and a head that began
+inside a piece is counted from that piece's start: never less than its bytes, and at most
+``PIECE_BYTES - 1`` more.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+
+#: The most bytes fed to the parser at once. A request in one read no larger than this is
+#: parsed in one call; a head pipelined behind another in the same piece may be counted up
+#: to this many bytes early (so refused only past ``max_bytes - PIECE_BYTES + 1`` bytes).
+PIECE_BYTES = 2048
 
 
 class RequestHead:
@@ -19,6 +30,7 @@ class RequestHead:
 
     __slots__ = (
         "begun",
+        "boundaries",
         "field_bytes",
         "fields",
         "in_head",
@@ -32,28 +44,43 @@ class RequestHead:
         self.max_fields = max_fields
         self.in_head = True
         self.begun = False  # a byte of this head has come (the parser began a request)
-        self.wire_bytes = 0  # bytes fed to the parser while in the head
+        self.boundaries = 0  # heads begun plus requests done, to tell where a piece fell
+        self.wire_bytes = 0  # bytes fed to the parser while in the head (at most; see feed)
         self.field_bytes = 0  # bytes of the fields the parser reported
         self.fields = 0
 
-    def feed(self, data: bytes, parse: Callable[[bytes], None]) -> bool:
-        """Give ``data`` to ``parse``, no more of it than the head may still take while
-        the parser is in a head; False when the head goes past its bound (the rest is not
-        parsed)."""
-        while data:
-            if not self.in_head:
-                parse(data)
-                return True
-            room = self.max_bytes - self.wire_bytes
-            if len(data) > room:
-                chunk, data = data[:room], data[room:]
+    def feed(self, data: bytes, parse: Callable[[bytes | memoryview], None]) -> bool:
+        """Give ``data`` to ``parse`` in pieces, no more of it than the head may still take
+        while the parser is in a head; False when the head goes past its bound (the rest is
+        not parsed)."""
+        view: memoryview | None = None  # pieces of a larger read, without copying it
+        start, end = 0, len(data)
+        while start < end:
+            if self.in_head:
+                room = self.max_bytes - self.wire_bytes
+                if room <= 0:
+                    return False
+                size = room if room < PIECE_BYTES else PIECE_BYTES
             else:
-                chunk, data = data, b""
-            self.wire_bytes += len(chunk)
-            if chunk:
-                parse(chunk)
-            if self.in_head and data:
-                return False
+                size = PIECE_BYTES  # a body, after which the next head may begin
+            piece: bytes | memoryview
+            if start == 0 and end <= size:
+                piece = data
+            else:
+                if view is None:
+                    view = memoryview(data)
+                piece = view[start : start + size]
+            start += len(piece)
+            boundaries = self.boundaries
+            parse(piece)
+            if not self.in_head:
+                continue  # in a body: bounded by the server's flow control and the app
+            if boundaries == self.boundaries:
+                self.wire_bytes += len(piece)  # the same head (or bytes before one) goes on
+            elif self.begun:
+                self.wire_bytes = len(piece)  # this head began inside the piece
+            # else a request ended inside the piece and the next has not begun (done()
+            # reset the count; what the parser skipped after it is not held).
         return True
 
     def url(self, url: bytes) -> bool:
@@ -69,6 +96,7 @@ class RequestHead:
 
     def begin(self) -> None:
         self.in_head = self.begun = True
+        self.boundaries += 1
 
     def complete(self) -> None:
         """The headers are complete: what comes next is the body."""
@@ -78,6 +106,7 @@ class RequestHead:
         """The request is complete: the next bytes begin another head."""
         self.in_head, self.begun = True, False
         self.wire_bytes = self.field_bytes = self.fields = 0
+        self.boundaries += 1
 
 
 class Deadline:

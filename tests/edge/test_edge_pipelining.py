@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
+
 from tests.edge.conftest import edge_server
 from tests.support.edge_attacks import pipelined_unread
 from tests.support.raw_http import connect, read_all
@@ -27,6 +29,25 @@ def test_pipelining_past_the_limit_answers_the_queued_requests_then_closes(
         data = read_all(sock, 1 << 20, 10.0)
         sock.close()
         assert data.count(b"HTTP/1.1 200 ") == 5
+
+
+def test_requests_pipelined_past_the_head_bound_in_one_write_are_all_answered(
+    tmp_path: Path,
+) -> None:
+    """Ten requests of 1,946 bytes sent at once (19,460 bytes, past the 16,384 a head may
+    take, each head well within it): before, the edge counted them as one head and
+    closed the connection after the eighth, counting a refusal of a too-large head."""
+    pad = b"a" * 1900
+    ask = b"GET /healthz HTTP/1.1\r\nHost: edge\r\nX-Pad: " + pad + b"\r\n\r\n"
+    last = ask[:-2] + b"Connection: close\r\n\r\n"
+    with edge_server(tmp_path, "pipelined-large") as server:
+        sock = connect(server.port)
+        sock.sendall(ask * 9 + last)
+        data = read_all(sock, 1 << 20, 10.0)
+        sock.close()
+        assert data.count(b"HTTP/1.1 200 ") == 10, data[-500:]
+        metrics = httpx.get(f"{server.base_url}/metrics").text
+    assert "header-fields-too-large" not in metrics
 
 
 def test_100_connections_pipelining_without_reading_keep_the_worker_small(
