@@ -227,9 +227,9 @@ def main() -> None:
     args = parser.parse_args()
     command = "python -m bench.attacks " + " ".join(sys.argv[1:])
     if args.from_json is not None:
-        figures = json.loads(args.from_json.read_text())
+        saved = json.loads(args.from_json.read_text())
         if args.out is not None:
-            args.out.write_text(render_markdown(figures, figures.get("command", command)))
+            args.out.write_text(render_markdown(saved, saved.get("command", command)))
         return
     names = args.attacks.split(",")
     figures: dict[str, Any] = {"command": command, "before_label": args.before_label}

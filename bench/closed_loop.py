@@ -38,7 +38,7 @@ from bench.harness import (
 from bench.seeding import seed
 from tests.support.servers import free_port
 
-Game = list  # [id, host token, sorted player ids], as bench/seeding.py writes them
+Game = list[Any]  # [id, host token, sorted player ids], as bench/seeding.py writes them
 Request = Callable[[random.Random], bytes]
 
 

@@ -65,9 +65,9 @@ def bench_database(
     servers: dict[str, Launched],
     data: Data,
     files: dict[str, str],
-) -> tuple[list[Cell], dict]:
+) -> tuple[list[Cell], dict[str, Any]]:
     cells: list[Cell] = []
-    soak: dict = {}
+    soak: dict[str, Any] = {}
     env = {"LOG_LEVEL": args.log_level, "BENCH_ROWS": str(args.rows)}
     with fresh_database(db, args.pg_server, tmp) as url, ExitStack() as stack:
         env["DATABASE_URL"] = url
@@ -169,7 +169,7 @@ def probe_references(
                 )
 
 
-def assert_not_modified(base_url: str, game: list) -> None:
+def assert_not_modified(base_url: str, game: list[Any]) -> None:
     """The 304 scenario means something only if a seeded game answers ``"1"`` with a 304."""
     answer = httpx.get(
         f"{base_url}/v1/games/{game[0]}",
@@ -179,7 +179,9 @@ def assert_not_modified(base_url: str, game: list) -> None:
         raise SystemExit(f"get-game-304: a seeded game answered {answer.status_code}, not 304")
 
 
-def run_soak(db: str, base_url: str, pid: int, args: argparse.Namespace, files: dict) -> dict:
+def run_soak(
+    db: str, base_url: str, pid: int, args: argparse.Namespace, files: dict[str, str]
+) -> dict[str, Any]:
     """Mixed traffic at 64 connections for ``--soak`` seconds; RSS sampled every 5 s."""
     print(f"  {db:8} soak {args.soak}s of mixed traffic at 64 connections", flush=True)
     mixed = [files["games"], str(PAYLOADS / "gains.json"), str(PAYLOADS / "final_scores.json")]

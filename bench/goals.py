@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 # (goal, scenario, its ceiling, the least ratio)
 RATIO_GOALS = [
@@ -25,24 +26,30 @@ STORED = ("get-game", "get-game-304", "put-faith", "put-decision", "resolve-repo
 DATABASES = ("sqlite", "postgres")
 
 
-def _rps(cell: dict) -> float:
-    return cell["result"]["requests"] / cell["result"]["duration_s"]
+# A run's cells by (database, scenario, connections); a cell is one of its JSON objects.
+Run = dict[tuple[str, str, int], dict[str, Any]]
 
 
-def _ratio(run: dict, db: str, scenario: str, ceiling: str, conns: int) -> float:
+def _rps(cell: dict[str, Any]) -> float:
+    result: dict[str, float] = cell["result"]  # a WrkResult's fields, all numbers
+    return result["requests"] / result["duration_s"]
+
+
+def _ratio(run: Run, db: str, scenario: str, ceiling: str, conns: int) -> float:
     """To the ceiling interleaved with the cell (runs 6 to 10 with ``--interleave``), else
     to the ceiling's own row. These goals are to the in-app ceilings, which runs since the
     frozen ceilings have only with ``--in-app``."""
     cell = run[db, scenario, conns]
-    if cell.get("ceiling_rps"):
-        return _rps(cell) / cell["ceiling_rps"]
+    ceiling_rps: float | None = cell.get("ceiling_rps")
+    if ceiling_rps:
+        return _rps(cell) / ceiling_rps
     if (db, ceiling, conns) not in run:
         sys.exit(f"{ceiling} is not in this run: these goals are to the in-app ceilings (--in-app)")
     return _rps(cell) / _rps(run[db, ceiling, conns])
 
 
 def report(paths: list[Path]) -> None:
-    runs = [
+    runs: list[Run] = [
         {(c["db"], c["scenario"], c["connections"]): c for c in json.loads(p.read_text())["cells"]}
         for p in paths
     ]

@@ -97,6 +97,7 @@ def with_probes(app: FastAPI) -> FastAPI:
             raw.commit()
         finally:
             raw.close()
+        assert row is not None  # the load reads only the games it seeded
         return Response(row[0], media_type="application/json")
 
     @app.put("/bench/txn-ceiling/{row}", include_in_schema=False)

@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ GAMES = 40
 # Stored routes run with no rate limit and room in a game's log for every change it gets.
 # No retention sweep: its first comes at a random point of its interval, on a clock, so a
 # count that ran long (valgrind on a busy machine) would hold one sweep's work or none.
-UNLIMITED = {
+UNLIMITED: dict[str, Any] = {
     "game_write_rate": 0,
     "game_creation_rate": 0,
     "max_events_per_game": 100_000,
@@ -140,7 +140,7 @@ def drive(
                 await asyncio.Event().wait()  # the client never disconnects
                 return {}
 
-            async def send(message: dict[str, Any]) -> None:
+            async def send(message: MutableMapping[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     status.append(message["status"])
                 elif message["type"] == "http.response.body":

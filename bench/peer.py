@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -49,7 +50,7 @@ def command(port: int, storage: Path) -> list[str]:
 ENV = {"NODE_ENV": "production"}
 
 
-async def _post(client: httpx.AsyncClient, path: str, body: dict) -> dict:
+async def _post(client: httpx.AsyncClient, path: str, body: dict[str, Any]) -> dict[str, Any]:
     """A seeding request, tried again if its connection is cut (a loaded host)."""
     for attempt in range(3):
         try:
@@ -65,8 +66,8 @@ async def _create(client: httpx.AsyncClient) -> str:
     return str((await _post(client, f"/games/{GAME}/create", {"numPlayers": PLAYERS}))["matchID"])
 
 
-async def _seed(base_url: str, count: int, join: bool) -> list[list]:
-    matches: list[list] = []
+async def _seed(base_url: str, count: int, join: bool) -> list[list[Any]]:
+    matches: list[list[Any]] = []
     limits = httpx.Limits(max_connections=16)
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30) as client:
         todo = list(range(count))
@@ -89,7 +90,7 @@ async def _seed(base_url: str, count: int, join: bool) -> list[list]:
     return matches
 
 
-def seed(base_url: str, count: int, join: bool, path: Path) -> list[list]:
+def seed(base_url: str, count: int, join: bool, path: Path) -> list[list[Any]]:
     """``count`` matches of four players (all joined, with their credentials, if ``join``),
     written as a Lua table for the wrk scripts: {{id, {{seat, credentials}, ...}}, ...}."""
     started = time.perf_counter()

@@ -33,6 +33,7 @@ import json
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from bench import peer
 from bench.cells import Cell, ready_games, run_cell, table
@@ -106,7 +107,7 @@ def main() -> None:
     print(" ".join(f"{k}={v}" for k, v in info.items()), flush=True)
     tmp = workdir()
     cells: list[Cell] = []
-    soaks: list[dict] = []
+    soaks: list[dict[str, Any]] = []
     data = Data()
     files: dict[str, str] = {"threads": "1"}
     with ExitStack() as stack:

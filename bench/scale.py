@@ -38,6 +38,7 @@ from app.settings import Settings
 from bench.harness import (
     DEFAULT_PG_SERVER,
     RssSampler,
+    WrkResult,
     app_command,
     fresh_database,
     require_wrk,
@@ -50,7 +51,7 @@ from bench.seeding import write_lua_data
 from tests.support.servers import free_port
 
 BATCH = 20_000
-NO_LIMITS = {"game_creation_rate": 0, "game_write_rate": 0}
+NO_LIMITS: dict[str, Any] = {"game_creation_rate": 0, "game_write_rate": 0}
 
 
 def game_id(i: int) -> str:
@@ -113,7 +114,9 @@ class Template:
         return game, renamed(self.event_row)
 
 
-def rows(template: Template, start: int, end: int) -> Iterator[tuple[list, list]]:
+def rows(
+    template: Template, start: int, end: int
+) -> Iterator[tuple[list[list[Any]], list[list[Any]]]]:
     """Batches of (games rows, events rows) for games ``start..end-1``."""
     for first in range(start, end, BATCH):
         games, events = [], []
@@ -187,11 +190,13 @@ def sample_file(total: int, path: Path, count: int = 5000) -> Path:
     return path
 
 
-def measure(db: str, url: str, total: int, args: argparse.Namespace, tmp: Path) -> dict:
+def measure(
+    db: str, url: str, total: int, args: argparse.Namespace, tmp: Path
+) -> dict[tuple[str, int], WrkResult]:
     data = sample_file(total, tmp / f"scale-{total}.lua")
     port = free_port()
     env = {"DATABASE_URL": url, "LOG_LEVEL": args.log_level}
-    results: dict = {}
+    results: dict[tuple[str, int], WrkResult] = {}
     with serve(app_command(port, args.workers), env, port, tmp / f"scale-{total}.log") as server:
         run_wrk(server.base_url, "get_game.lua", [str(data)], 8, 1)  # warm-up
         for script, name in (("get_game.lua", "get-game"), ("put_faith.lua", "put-faith")):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bench import peer
 from bench.harness import REPO
@@ -54,11 +55,11 @@ class Scenario:
 class Data:
     """What the seeding made, for the probes (the wrk scripts read the same as files)."""
 
-    games: list[list] = field(default_factory=list)  # [id, host token, player ids]
-    decide: list[list] = field(default_factory=list)
-    probe_game: list = field(default_factory=list)  # faith set; the write probes change it
-    peer_matches: list[list] = field(default_factory=list)  # [id, [[seat, credentials]]]
-    peer_open: list = field(default_factory=list)  # one match with free seats
+    games: list[list[Any]] = field(default_factory=list)  # [id, host token, player ids]
+    decide: list[list[Any]] = field(default_factory=list)
+    probe_game: list[Any] = field(default_factory=list)  # faith set; the write probes change it
+    peer_matches: list[list[Any]] = field(default_factory=list)  # [id, [[seat, credentials]]]
+    peer_open: list[Any] = field(default_factory=list)  # one match with free seats
 
 
 def _json(body: object) -> bytes:
@@ -78,7 +79,7 @@ def _get(path: str) -> Load:
     return Load("get.lua", (path,), lambda d: ("GET", path, {}, None))
 
 
-def _auth(game: list) -> dict[str, str]:
+def _auth(game: list[Any]) -> dict[str, str]:
     return {"Authorization": f"Bearer {game[1]}", "Content-Type": "application/json"}
 
 

@@ -14,9 +14,9 @@ import httpx
 from bench.scenarios import PLAYERS, REPORT_FAITH
 
 
-async def _seed_games(base_url: str, count: int, set_faith: bool, label: str) -> list[list]:
+async def _seed_games(base_url: str, count: int, set_faith: bool, label: str) -> list[list[Any]]:
     """Create ``count`` 4-player games (and set their faith); return [id, host token, pids]."""
-    games: list[list] = []
+    games: list[list[Any]] = []
     limits = httpx.Limits(max_connections=16)
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30) as client:
         queue: asyncio.Queue[int] = asyncio.Queue()
@@ -59,7 +59,7 @@ async def _retried(
     raise AssertionError("unreachable")
 
 
-def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> list[list]:
+def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> list[list[Any]]:
     started = time.perf_counter()
     games = asyncio.run(_seed_games(base_url, count, set_faith, label))
     write_lua_data(games, path)
@@ -67,7 +67,7 @@ def seed(base_url: str, count: int, set_faith: bool, label: str, path: Path) -> 
     return games
 
 
-def write_lua_data(games: list[list], path: Path) -> None:
+def write_lua_data(games: list[list[Any]], path: Path) -> None:
     """The games as a Lua table for the wrk scripts: {{id, token, {pids}}, ...}."""
     lines = ["return {"]
     for game_id, token, pids in games:

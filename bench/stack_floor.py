@@ -63,14 +63,20 @@ def build(name: str) -> Any:
         from starlette.responses import Response
         from starlette.routing import Route
 
-        async def health(request: Any) -> Response:
+        async def starlette_health(request: Any) -> Response:
             return Response(BODY, media_type="application/json")
 
-        return Starlette(routes=[Route("/healthz", health)])
+        return Starlette(routes=[Route("/healthz", starlette_health)])
     if name in ("fastapi", "fastapi-no-otel"):
         from fastapi import FastAPI, Response
+        from fastapi.telemetry import TelemetryConfig
 
-        off = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
+        off: TelemetryConfig = {
+            "tracing": False,
+            "metrics": False,
+            "logs": False,
+            "operation_spans": False,
+        }
         app = FastAPI(telemetry=off if name == "fastapi-no-otel" else None)
 
         @app.get("/healthz")
