@@ -8,10 +8,13 @@ and an ASGI middleware sees a request only once its head is parsed. So
 :class:`EdgeHttpToolsProtocol` keeps uvicorn's request cycle and re-implements its
 ``data_received`` with the bounds of :class:`~app.server.edge_limits.EdgeLimits` (docs/api.md,
 "Limits at the edge"), on members of uvicorn's protocol that are not public (``parser``,
-``cycle``, ``pipeline``, ``flow``, ``_unset_keepalive_if_required``...). It also gives
+``cycle``, ``pipeline``, ``flow``, ``_start_asgi_task``...). It also gives
 each request's cycle a transport of its own (:class:`OneWriteAnswer`), so that an answer
-leaves in one write instead of uvicorn's two (no option of uvicorn's does). The workers'
-supervisor and the exit status of a failed start serve ``app/server/serve.py``.
+leaves in one write instead of uvicorn's two (no option of uvicorn's does), and it holds
+an idle connection to its keep-alive timeout with one timer per connection, where uvicorn
+arms a timer after every answer and cancels it at the next request (it re-implements
+``on_response_complete`` for that). The workers' supervisor and the exit status of a
+failed start serve ``app/server/serve.py``.
 ``tests/packaging/test_internals_pinned.py`` fails when another module imports uvicorn's
 internals, or when a release changes what is used here; pyproject.toml holds uvicorn and
 httptools to the minor series tested.
@@ -42,6 +45,9 @@ __all__ = ["STARTUP_FAILURE", "EdgeHttpToolsProtocol", "Multiprocess"]
 JOINED_BODY_BYTES = 64 * 1024
 # How uvicorn writes a declared length among an answer's head (names lowercased).
 _DECLARED_LENGTH = b"\r\ncontent-length: "
+# A timer of the standard library's loop may run up to its clock's resolution early: a
+# keep-alive deadline this near is taken as reached rather than armed again.
+_TIMER_SLACK = 0.01
 
 
 class OneWriteAnswer:
@@ -106,7 +112,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         "_dead",
         "_head",
         "_head_timer",
+        "_idle_since",
         "_keepalive_seconds",
+        "_keepalive_timer",
         "_linger_left",
         "_linger_timer",
         "_refusal",
@@ -127,10 +135,12 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self.limits: EdgeLimits = (
             limits if isinstance(limits, EdgeLimits) else EdgeLimits.defaults()
         )
-        # uvicorn arms its keep-alive timer with this after each answer; its Config holds
-        # whole seconds, the setting is a float (over 0).
+        # How long a connection may stay idle (uvicorn's Config holds whole seconds, the
+        # setting is a float), since when it is (None while a request is under way), and
+        # the one timer that checks it (see _arm_keepalive).
         self._keepalive_seconds = self.limits.keepalive_timeout
-        self.timeout_keep_alive = self._keepalive_seconds  # type: ignore[assignment]
+        self._idle_since: float | None = None
+        self._keepalive_timer: TimerHandle | None = None
         # Set when this connection is past a limit: the detail of the 503 it is answered.
         self._shed: str | None = None
         self._address: str | None = None  # what it counts against, once counted
@@ -193,16 +203,35 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._stop_counting()
         for timer in (self._head_timer, self._body_timer, self._send_timer):
             timer.cancel()
+        if self._keepalive_timer is not None:
+            self._keepalive_timer.cancel()
+            self._keepalive_timer = None
         if self._linger_timer is not None:
             self._linger_timer.cancel()
             self._linger_timer = None
         super().connection_lost(exc)
 
     def _arm_keepalive(self) -> None:
-        self._unset_keepalive_if_required()
-        self.timeout_keep_alive_task = self.loop.call_later(
-            self._keepalive_seconds, self.timeout_keep_alive_handler
-        )
+        """The connection is idle from now on: it is closed once idle for the keep-alive
+        timeout. Its timer is armed only when none is; when it falls due after the
+        connection was busy in between, it re-arms itself for what is left. So a request
+        costs no timer of its own (uvicorn arms one after each answer and cancels it at
+        the next request)."""
+        self._idle_since = now = self.loop.time()
+        if self._keepalive_timer is None:
+            self._keepalive_timer = self.loop.call_at(
+                now + self._keepalive_seconds, self._keepalive_due
+            )
+
+    def _keepalive_due(self) -> None:
+        self._keepalive_timer = None
+        if self._idle_since is None:
+            return  # a request is under way: its answer arms the timer again
+        due = self._idle_since + self._keepalive_seconds
+        if due - self.loop.time() > _TIMER_SLACK:
+            self._keepalive_timer = self.loop.call_at(due, self._keepalive_due)
+        else:
+            self.timeout_keep_alive_handler()
 
     # Input
 
@@ -210,7 +239,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if self._dead:
             self._drop(data)
             return
-        self._unset_keepalive_if_required()
+        self._idle_since = None
         try:
             if not self._head.feed(data, self.parser.feed_data):
                 self._refusal = answers.HEADERS_TOO_LARGE
@@ -384,6 +413,14 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self.transport.abort()
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        # uvicorn's, but for the keep-alive timer (_arm_keepalive).
+        self.server_state.total_requests += 1
+        if not self.transport.is_closing():
+            self.flow.resume_reading()
+            if self.pipeline:
+                cycle, app = self.pipeline.pop()
+                self._start_asgi_task(cycle, app)
+            else:
+                self._arm_keepalive()
         if self._dead:
             self.flow.pause_reading()
