@@ -31,7 +31,10 @@ class EdgeConfig(Config):
         metrics_dir: str | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(app, http=EdgeHttpToolsProtocol, **kwargs)
+        # The service speaks no WebSocket: a request that asks to upgrade is served as
+        # HTTP/1.1 (EdgeHttpToolsProtocol), never handed to a protocol outside the edge's
+        # bounds.
+        super().__init__(app, http=EdgeHttpToolsProtocol, ws="none", **kwargs)
         self.edge_limits = edge_limits
         self.master_pid = master_pid
         self.metrics_dir = metrics_dir

@@ -265,10 +265,11 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         except httptools.HttpParserError:
             self._bad_request()
         except httptools.HttpParserUpgrade:
-            if self._should_upgrade():
-                self.handle_websocket_upgrade()
-            else:
-                self._unsupported_upgrade_warning()
+            # A request that asks to upgrade (WebSocket, h2c) was handed to the app as an
+            # ordinary request (EdgeConfig serves no WebSocket), which may ignore the ask
+            # (RFC 9110, 7.8). The parser reads nothing after it, so it is answered and
+            # the connection closed.
+            self._finish_then_close()
 
     def _bad_request(self) -> None:
         msg = "Invalid HTTP request received."

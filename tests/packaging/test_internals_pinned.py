@@ -150,9 +150,6 @@ UVICORN_METHODS = [
     "_start_asgi_task",
     "timeout_keep_alive_handler",
     "send_400_response",
-    "_should_upgrade",
-    "handle_websocket_upgrade",
-    "_unsupported_upgrade_warning",
 ]
 UVICORN_ATTRIBUTES = [
     "parser",
