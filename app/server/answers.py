@@ -52,6 +52,18 @@ def headers_too_large(
     )
 
 
+def bad_request(default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """A complete HTTP/1.1 400 response, for bytes the parser cannot read as a request,
+    that closes the connection."""
+    return _closing_answer(
+        b"400 Bad Request",
+        "bad-request",
+        "The request is not valid HTTP/1.1: its request line, a header or its framing "
+        "could not be read.",
+        default_headers,
+    )
+
+
 def request_timeout(body_timeout: float, default_headers: list[tuple[bytes, bytes]]) -> bytes:
     """A complete HTTP/1.1 408 response that closes the connection."""
     seconds = f"{body_timeout:g} second{'' if body_timeout == 1 else 's'}"

@@ -272,10 +272,18 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._finish_then_close()
 
     def _bad_request(self) -> None:
-        msg = "Invalid HTTP request received."
-        self.logger.warning(msg)
+        """Bytes the parser cannot read as a request: a 400 problem, as the edge's other
+        refusals are (uvicorn's is plain text, and written even while another answer
+        is), then the connection closes."""
+        self.logger.warning("Invalid HTTP request received.")
+        if self._busy():
+            # An answer is being written on this connection: no 400 can be slipped in.
+            self._finish_then_close()
+            return
         self._dead = True
-        self.send_400_response(msg)
+        self._head_timer.cancel()
+        self.transport.write(answers.bad_request(self.server_state.default_headers))
+        self._linger()
 
     def _drop(self, data: bytes) -> None:
         if self._linger_timer is None:

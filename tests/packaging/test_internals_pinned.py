@@ -149,7 +149,6 @@ UVICORN_OVERRIDES = {
 UVICORN_METHODS = [
     "_start_asgi_task",
     "timeout_keep_alive_handler",
-    "send_400_response",
 ]
 UVICORN_ATTRIBUTES = [
     "parser",
