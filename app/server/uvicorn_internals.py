@@ -276,14 +276,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         refusals are (uvicorn's is plain text, and written even while another answer
         is), then the connection closes."""
         self.logger.warning("Invalid HTTP request received.")
-        if self._busy():
-            # An answer is being written on this connection: no 400 can be slipped in.
-            self._finish_then_close()
-            return
-        self._dead = True
-        self._head_timer.cancel()
-        self.transport.write(answers.bad_request(self.server_state.default_headers))
-        self._linger()
+        self._close_with(answers.bad_request(self.server_state.default_headers))
 
     def _drop(self, data: bytes) -> None:
         if self._linger_timer is None:
@@ -348,20 +341,26 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def _refuse_headers(self) -> None:
-        if self._busy():
-            # An answer is being written on this connection: no 431 can be slipped in.
-            self._finish_then_close()
-            return
-        answers.refused(answers.HEADERS_TOO_LARGE)
-        self._dead = True
-        self._head_timer.cancel()
-        self.transport.write(
+        self._close_with(
             answers.headers_too_large(
                 self.limits.max_header_bytes,
                 self.limits.max_headers,
                 self.server_state.default_headers,
             )
         )
+
+    def _close_with(self, answer: bytes) -> None:
+        """Answer ``answer`` (a complete one that closes the connection) and linger, counting
+        the refusal if there is one; but while another answer is being written on this
+        connection none can be slipped in: that one ends, then the connection."""
+        if self._busy():
+            self._finish_then_close()
+            return
+        if self._refusal is not None:
+            answers.refused(self._refusal)
+        self._dead = True
+        self._head_timer.cancel()
+        self.transport.write(answer)
         self._linger()
 
     def _linger(self) -> None:
