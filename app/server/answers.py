@@ -30,6 +30,11 @@ HEADER_TIMEOUT = "header-timeout"
 BODY_TIMEOUT = "body-timeout"
 SEND_TIMEOUT = "send-timeout"
 
+BAD_REQUEST_DETAIL = (
+    "The request is not valid HTTP/1.1: its request line, a header or its framing "
+    "could not be read."
+)
+
 
 def refused(reason: str) -> None:
     EDGE_REFUSALS.labels(reason).inc()
@@ -55,13 +60,7 @@ def headers_too_large(
 def bad_request(default_headers: list[tuple[bytes, bytes]]) -> bytes:
     """A complete HTTP/1.1 400 response, for bytes the parser cannot read as a request,
     that closes the connection."""
-    return _closing_answer(
-        b"400 Bad Request",
-        "bad-request",
-        "The request is not valid HTTP/1.1: its request line, a header or its framing "
-        "could not be read.",
-        default_headers,
-    )
+    return _closing_answer(b"400 Bad Request", "bad-request", BAD_REQUEST_DETAIL, default_headers)
 
 
 def request_timeout(body_timeout: float, default_headers: list[tuple[bytes, bytes]]) -> bytes:
@@ -98,26 +97,32 @@ def _closing_answer(
 def service_unavailable(detail: str, retry_after_seconds: int) -> ASGIApp:
     """The app a connection past a limit is served by: one 503 saying ``detail``, then
     close."""
+    retry_after = (b"retry-after", str(retry_after_seconds).encode())
+    return _closing_app(503, "service-unavailable", detail, [retry_after])
+
+
+def bad_request_app() -> ASGIApp:
+    """The app a request is served by when the parser stopped inside its body while it
+    waited behind another answer: the 400 of :func:`bad_request`, its body never read."""
+    return _closing_app(400, "bad-request", BAD_REQUEST_DETAIL, [])
+
+
+def _closing_app(
+    status: int, slug: str, detail: str, extra_headers: list[tuple[bytes, bytes]]
+) -> ASGIApp:
+    """An app that answers one problem and asks for the connection to close."""
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
-    retry_after = str(retry_after_seconds).encode()
-
-    async def shed(scope: Scope, receive: Receive, send: Send) -> None:
-        payload = problem_bytes(
-            problem_body(
-                "service-unavailable",
-                detail=detail,
-                instance=scope.get("path"),
-            )
-        )
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        payload = problem_bytes(problem_body(slug, detail=detail, instance=scope.get("path")))
         await send(
             {
                 "type": "http.response.start",
-                "status": 503,
+                "status": status,
                 "headers": [
                     (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                     (b"content-length", str(len(payload)).encode()),
-                    (b"retry-after", retry_after),
+                    *extra_headers,
                     _request_id(),
                     (b"connection", b"close"),
                 ],
@@ -125,4 +130,4 @@ def service_unavailable(detail: str, retry_after_seconds: int) -> ASGIApp:
         )
         await send({"type": "http.response.body", "body": payload, "more_body": False})
 
-    return shed
+    return answer

@@ -28,7 +28,7 @@ from typing import Any
 
 import httptools
 from uvicorn.config import STARTUP_FAILURE, Config
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
@@ -276,7 +276,31 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         refusals are (uvicorn's is plain text, and written even while another answer
         is), then the connection closes."""
         self.logger.warning("Invalid HTTP request received.")
-        self._close_with(answers.bad_request(self.server_state.default_headers))
+        answer = answers.bad_request(self.server_state.default_headers)
+        cycle = self.cycle
+        if cycle is not None and cycle.more_body and not cycle.response_complete:
+            self._cut_short(cycle, answer)
+        else:
+            self._close_with(answer)
+
+    def _cut_short(self, cycle: RequestResponseCycle, answer: bytes) -> None:
+        """The parser stopped inside the body of ``cycle``'s request, so the rest of that
+        body never comes: the request is answered ``answer`` (a complete answer that
+        closes the connection) in place of whatever its app would answer, then the
+        connection closes. Its app, left waiting for the body, would otherwise hold the
+        connection until the client closed it."""
+        self._body_timer.cancel()
+        for position, (queued, _) in enumerate(self.pipeline):
+            if queued is cycle:
+                # Behind an answer under way: its turn comes once that answer is written.
+                # (uvicorn types an app with ASGI types of its own; Starlette's say the same)
+                self.pipeline[position] = (cycle, answers.bad_request_app())  # type: ignore[assignment]
+                self._finish_then_close()
+                return
+        if cycle.response_started:
+            self._finish_then_close()  # its app answered without the body: that answer ends
+        else:
+            self._answer_instead(cycle, answer)
 
     def _drop(self, data: bytes) -> None:
         if self._linger_timer is None:
@@ -395,14 +419,20 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             # The app answered without the body: that answer ends, then the connection.
             self._finish_then_close()
             return
-        # The app reads a disconnect (so that it lets go of whatever it holds) and what it
-        # answers then is dropped: this answer is the 408.
+        self._answer_instead(
+            cycle,
+            answers.request_timeout(self.limits.body_timeout, self.server_state.default_headers),
+        )
+
+    def _answer_instead(self, cycle: RequestResponseCycle, answer: bytes) -> None:
+        """Answer the request of ``cycle``, whose app has not started its own answer,
+        with ``answer`` (one that closes the connection), and linger. The app reads a
+        disconnect (so that it lets go of whatever it holds), and what it answers then is
+        dropped."""
         self._dead = True
         cycle.disconnected = True
         cycle.message_event.set()
-        self.transport.write(
-            answers.request_timeout(self.limits.body_timeout, self.server_state.default_headers)
-        )
+        self.transport.write(answer)
         self._linger()
 
     # Output

@@ -4,12 +4,15 @@ the edge, and the connection closes; behind an answer under way, nothing is slip
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.edge.conftest import edge_server
-from tests.support.raw_http import connect, head_of, read_all, status_of
+from tests.edge.conftest import EdgeServer, edge_server
+from tests.support.raw_http import ask, connect, head_of, read_all, status_of
+
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n"
 
 NOT_HTTP = {
     # both framings at once: the classic request-smuggling ask
@@ -51,3 +54,68 @@ def test_a_bad_request_behind_an_answer_under_way_ends_the_connection_after_it(
         sock.close()
     assert status_of(data) == 200, data[:200]
     assert data.count(b"HTTP/1.1 ") == 1, data[:400]
+
+
+# A chunked body whose second chunk's size is not a number: the parser stops inside the
+# body, and the rest of it can never be read.
+BROKEN_BODY = b'4\r\n{"ga\r\nzz\r\nins": []}\r\n0\r\n\r\n'
+
+
+def _broken_post(path: bytes) -> bytes:
+    return (
+        b"POST " + path + b" HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
+
+
+@pytest.mark.parametrize("writes", ["one write", "head, then body"])
+def test_a_body_the_parser_stops_inside_is_a_400_at_once(tmp_path: Path, writes: str) -> None:
+    """The app waited for the rest of the body, which never came: no answer, and the
+    connection held until the client closed it (in one write, not even the body timeout
+    ran)."""
+    head = _broken_post(b"/v1/calculations/gains")
+    with edge_server(tmp_path, "bad-body") as server:
+        sock = connect(server.port)
+        if writes == "one write":
+            sock.sendall(head + BROKEN_BODY)
+        else:
+            sock.sendall(head)
+            time.sleep(0.2)
+            sock.sendall(BROKEN_BODY)
+        # Well within the body timeout (10 s): the answer does not wait for it.
+        data = read_all(sock, 65536, 5.0)
+        sock.close()
+        assert status_of(data) == 400, data[:200]
+        assert head_of(data)["connection"] == "close"
+        assert json.loads(data.partition(b"\r\n\r\n")[2])["type"].endswith("/bad-request")
+        # The app let go of the request: it is logged as cut off, the server serves on.
+        assert _logged(server, '"status":499'), server.log_tail()
+        assert status_of(ask(server.port, HEALTHZ)) == 200
+
+
+def test_a_body_the_parser_stops_inside_behind_an_answer_gets_its_400_after_it(
+    tmp_path: Path,
+) -> None:
+    """Queued behind the first answer, the request with the broken body was started once
+    that answer was written, and waited for its body for ever."""
+    with edge_server(tmp_path, "bad-body-behind") as server:
+        sock = connect(server.port)
+        sock.sendall(
+            b"GET /healthz HTTP/1.1\r\nHost: edge\r\n\r\n"
+            + _broken_post(b"/v1/calculations/gains")
+            + BROKEN_BODY
+        )
+        data = read_all(sock, 65536, 5.0)
+        sock.close()
+    answers = data.split(b"HTTP/1.1 ")[1:]
+    assert [status_of(b"HTTP/1.1 " + answer) for answer in answers] == [200, 400], data[:600]
+    assert json.loads(data.rpartition(b"\r\n\r\n")[2])["instance"] == "/v1/calculations/gains"
+
+
+def _logged(server: EdgeServer, text: str, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while text not in server.log_text():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -208,6 +208,26 @@ def test_uvicorns_protocol_still_has_what_the_bounded_protocol_uses() -> None:
 
 # What a request's cycle calls on its transport, which OneWriteAnswer stands in for.
 CYCLE_TRANSPORT_CALLS = {"write", "close", "is_closing"}
+# What the edge reads or sets of a request's cycle (a body timed out or cut short).
+CYCLE_ATTRIBUTES = {
+    "disconnected",
+    "keep_alive",
+    "message_event",
+    "more_body",
+    "response_complete",
+    "response_started",
+    "transport",
+    "waiting_for_100_continue",
+}
+
+
+def test_a_cycle_still_has_what_the_edge_reads_and_sets() -> None:
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+    used = set(re.findall(r"cycle\.(\w+)", (ROOT / UVICORN_INTERNALS).read_text()))
+    assert used == CYCLE_ATTRIBUTES, "list here what the edge uses of a cycle"
+    made = set(re.findall(r"self\.(\w+) =", inspect.getsource(RequestResponseCycle.__init__)))
+    assert made >= CYCLE_ATTRIBUTES, CYCLE_ATTRIBUTES - made
 
 
 def test_a_cycles_transport_is_still_an_attribute_used_for_what_one_write_answer_has() -> None:
