@@ -1,4 +1,4 @@
-"""Idempotency-Key handling for the two POSTs that create things (API.md).
+"""Idempotency-Key handling for every POST that changes something (docs/api.md, Idempotency).
 
 A first request records its key as in flight in a short transaction of its own. The work
 then runs in a second transaction that starts by locking that row, and stores the answer

@@ -276,8 +276,8 @@ export class Transport {
  * Answers after which the same call may simply be sent again: the service did nothing
  * (429, 503, 502/504 from a proxy) or is still doing the first try (idempotency-in-flight).
  * Every operation of the API is safe to repeat: reads and calculations change nothing,
- * the changes are idempotent `PUT`s, and the two `POST`s that create carry an
- * Idempotency-Key, the same on every try.
+ * the `PUT`s are idempotent, a `DELETE` repeated is a 404 at worst, and every `POST` that
+ * changes something carries an Idempotency-Key, the same on every try.
  */
 function retryable(status: number, slug: string): boolean {
   return (
