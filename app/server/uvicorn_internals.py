@@ -251,6 +251,11 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 # from its first read; a head that came whole in one read needs no timer.
                 if self._head.begun or self._head.wire_bytes:
                     self._head_timer.arm()
+                elif not self._busy():
+                    # The rest of a body whose request was answered before it had all come
+                    # (a 406, a 401...): the connection is idle again, and nothing else
+                    # would time it.
+                    self._arm_keepalive()
             else:
                 self._body_timer.arm()  # a head is complete and its body is not
         except (_Refused, httptools.HttpParserCallbackError) as exc:

@@ -119,3 +119,30 @@ def trickled_until_closed(sock: socket.socket, pieces: Iterable[bytes]) -> bool:
         if closed:
             return True
     return False
+
+
+def test_a_body_that_comes_after_its_answer_leaves_the_connection_idle_and_timed(
+    tmp_path: Path,
+) -> None:
+    """A request refused before its body is read (406 here) while the body still comes:
+    once the body had all come, nothing timed the connection any more, and it stayed
+    open until the client closed it."""
+    body = b'{"faith": 4}' * 40
+    head = (
+        b"POST /v1/calculations/gains HTTP/1.1\r\nHost: edge\r\nAccept: text/html\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    with edge_server(tmp_path, "late-body", KEEPALIVE_TIMEOUT_SECONDS="1") as server:
+        sock = connect(server.port)
+        sock.sendall(head + body[:10])
+        answer = b""
+        while not answer.endswith(b"}"):
+            chunk = sock.recv(65536)
+            assert chunk, "closed before the answer"
+            answer += chunk
+        assert status_of(answer) == 406
+        sock.sendall(body[10:])  # the rest, after the answer
+        took = closed_within(sock, 8.0)
+        sock.close()
+    assert took is not None, "the connection was still open 8 s after the body ended"
+    assert took < 8.0
