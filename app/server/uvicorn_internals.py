@@ -436,6 +436,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         dropped."""
         self._dead = True
         cycle.disconnected = True
+        # Answered here: no 100 Continue is due (uvicorn writes one when the app first
+        # reads, even once the client is gone, and the linger has ended the sending side).
+        cycle.waiting_for_100_continue = False
         cycle.message_event.set()
         self.transport.write(answer)
         self._linger()

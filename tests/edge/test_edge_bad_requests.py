@@ -119,3 +119,23 @@ def _logged(server: EdgeServer, text: str, within: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def test_a_broken_body_sent_without_waiting_for_100_continue_is_no_error(
+    tmp_path: Path,
+) -> None:
+    """The client asked for 100 Continue and sent its (broken) body anyway: the app, told
+    the client was gone, still had uvicorn write the 100 Continue on reading, after the
+    edge's 400 had ended the sending side, and logged that as an error (a 500)."""
+    head = _broken_post(b"/v1/calculations/gains").replace(
+        b"\r\n\r\n", b"\r\nExpect: 100-continue\r\n\r\n"
+    )
+    with edge_server(tmp_path, "bad-body-expect") as server:
+        sock = connect(server.port)
+        sock.sendall(head + BROKEN_BODY)
+        data = read_all(sock, 65536, 5.0)
+        sock.close()
+        assert status_of(data) == 400, data[:200]
+        assert _logged(server, '"status":499'), server.log_tail()
+        log = server.log_text()
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
