@@ -290,10 +290,11 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def _cut_short(self, cycle: RequestResponseCycle, answer: bytes) -> None:
         """The parser stopped inside the body of ``cycle``'s request, so the rest of that
-        body never comes: the request is answered ``answer`` (a complete answer that
-        closes the connection) in place of whatever its app would answer, then the
-        connection closes. Its app, left waiting for the body, would otherwise hold the
-        connection until the client closed it."""
+        body never comes: unless its app has begun an answer already (which then ends,
+        then the connection), the request is answered ``answer`` (a complete answer that
+        closes the connection), or the same 400 when its turn comes behind another
+        answer. Its app, left waiting for the body, would otherwise hold the connection
+        until the client closed it."""
         self._body_timer.cancel()
         for position, (queued, _) in enumerate(self.pipeline):
             if queued is cycle:
