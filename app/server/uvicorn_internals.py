@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from asyncio import TimerHandle
+from collections.abc import Callable
 from typing import Any
 
 import httptools
@@ -61,12 +62,20 @@ class OneWriteAnswer:
     leaves at once; so does every head of a ``HEAD``, which has no body to wait for. A held
     head leaves before a close (an app that failed after starting its answer)."""
 
-    __slots__ = ("_fresh", "_head", "_transport")
+    __slots__ = ("_close", "_fresh", "_head", "_transport")
 
-    def __init__(self, transport: asyncio.Transport, *, hold: bool) -> None:
+    def __init__(
+        self,
+        transport: asyncio.Transport,
+        *,
+        hold: bool,
+        close: Callable[[], None] | None = None,
+    ) -> None:
         self._transport = transport
         self._fresh = hold  # until the answer's head is written
         self._head: bytes | None = None
+        # How the connection is closed once an answer that ends it is written.
+        self._close = close or transport.close
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         head = self._head
@@ -86,17 +95,22 @@ class OneWriteAnswer:
     def close(self) -> None:
         if self._head is not None:
             self.write(b"")
-        self._transport.close()
+        self._close()
 
     def is_closing(self) -> bool:
         return self._transport.is_closing()
 
 
-def answer_in_one_write(protocol: HttpToolsProtocol) -> None:
+def answer_in_one_write(
+    protocol: HttpToolsProtocol, close: Callable[[], None] | None = None
+) -> None:
     """Give the cycle ``protocol`` has just made (in ``on_headers_complete``, before its
-    task runs: nothing is written yet) a :class:`OneWriteAnswer` to write to."""
+    task runs: nothing is written yet) a :class:`OneWriteAnswer` to write to, which
+    closes the connection with ``close`` (by default, its transport's)."""
     hold = protocol.scope["method"] != "HEAD"
-    protocol.cycle.transport = OneWriteAnswer(protocol.transport, hold=hold)  # type: ignore[assignment]
+    protocol.cycle.transport = OneWriteAnswer(  # type: ignore[assignment]
+        protocol.transport, hold=hold, close=close
+    )
 
 
 class _Refused(Exception):
@@ -308,6 +322,21 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         else:
             self._answer_instead(cycle, answer)
 
+    def close_after_answer(self) -> None:
+        """uvicorn closes the connection after an answer that ends it: at once, unless the
+        client may still be sending its request's body (one answered 413 from its declared
+        length, say). A close with unread bytes resets the connection, which can destroy
+        the answer before the client reads it, so the rest of the body is dropped for a
+        moment first, at most ``linger_bytes``, as after the edge's own refusals; reading
+        it all, a worker's loop spent the body timeout reading what the client sent."""
+        cycle = self.cycle
+        if cycle is None or not cycle.more_body or self._dead:
+            self.transport.close()
+            return
+        self._dead = True
+        self._body_timer.cancel()
+        self._linger()
+
     def _drop(self, data: bytes) -> None:
         if self._linger_timer is None:
             # Waiting for queued answers before closing: read no more.
@@ -346,7 +375,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if self._shed is not None:
             self.app = answers.service_unavailable(self._shed, self.limits.retry_after_seconds)
         super().on_headers_complete()
-        answer_in_one_write(self)
+        answer_in_one_write(self, self.close_after_answer)
 
     def on_message_complete(self) -> None:
         super().on_message_complete()

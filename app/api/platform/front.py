@@ -73,6 +73,8 @@ _SANE_REQUEST_ID = re.compile(rb"[\x21-\x7e]{1,128}")
 _PROBLEM = PROBLEM_MEDIA_TYPE.encode()
 # The answer of a HEAD: its GET's head, then this in place of the GET's body.
 _HEAD_DONE: Message = {"type": "http.response.body", "body": b"", "more_body": False}
+# A 413 ends its connection: the rest of a body too large to read is not read.
+_CLOSE: Headers = [(b"connection", b"close")]
 # How a plain response sends itself: its head, then its body (no background task).
 _SENT_AS_IS = Response.__call__
 
@@ -149,7 +151,7 @@ class Front:
             length = exchange.content_length
             if length is not None and length > self.max_body_bytes:
                 exchange.too_large = True
-                await exchange.send_problem(self.too_large(scope), [])
+                await exchange.send_problem(self.too_large(scope), _CLOSE)
             else:
                 await self._answer(exchange)
             if exchange.disconnected:
@@ -170,7 +172,7 @@ class Front:
                 exchange.status = 500
                 raise
             elif exchange.too_large:
-                await exchange.send_problem(self.too_large(scope), [])
+                await exchange.send_problem(self.too_large(scope), _CLOSE)
             else:
                 await self._answer_unexpected(exchange, exc)
         finally:
@@ -396,12 +398,14 @@ class Exchange:
             if self.too_large and message["status"] != 413:
                 # Whatever was made of the truncated body, the answer is a 413.
                 self.replaced = True
-                await self.send_problem(self.front.too_large(self.scope), [])
+                await self.send_problem(self.front.too_large(self.scope), _CLOSE)
                 return
             self.status = message["status"]
             self.started = True
             headers = [h for h in message.get("headers", ()) if h[0] != REQUEST_ID_HEADER]
             headers.append(self.request_id_header)
+            if self.too_large:  # the app's own 413 (a chunked body grew past the limit)
+                headers += _CLOSE
             message = {**message, "headers": self._outer(headers)}
         elif kind == "http.response.body" and self.head:
             # The first part of the body ends a HEAD's answer (the server, which knows
