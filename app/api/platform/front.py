@@ -73,7 +73,11 @@ _SANE_REQUEST_ID = re.compile(rb"[\x21-\x7e]{1,128}")
 _PROBLEM = PROBLEM_MEDIA_TYPE.encode()
 # The answer of a HEAD: its GET's head, then this in place of the GET's body.
 _HEAD_DONE: Message = {"type": "http.response.body", "body": b"", "more_body": False}
-# A 413 ends its connection: the rest of a body too large to read is not read.
+# An answer given while the rest of a large body may still come (chunked, or declared past
+# the limit) ends its connection: a 413, or a 404 or a 406 answered before the body is
+# read. The server would otherwise read that rest and drop it, for as long as the client
+# sends it within the body timeout. (A declared length within the limit is read, then
+# the connection is kept.)
 _CLOSE: Headers = [(b"connection", b"close")]
 # How a plain response sends itself: its head, then its body (no background task).
 _SENT_AS_IS = Response.__call__
@@ -151,7 +155,7 @@ class Front:
             length = exchange.content_length
             if length is not None and length > self.max_body_bytes:
                 exchange.too_large = True
-                await exchange.send_problem(self.too_large(scope), _CLOSE)
+                await exchange.send_problem(self.too_large(scope), [])
             else:
                 await self._answer(exchange)
             if exchange.disconnected:
@@ -172,7 +176,7 @@ class Front:
                 exchange.status = 500
                 raise
             elif exchange.too_large:
-                await exchange.send_problem(self.too_large(scope), _CLOSE)
+                await exchange.send_problem(self.too_large(scope), [])
             else:
                 await self._answer_unexpected(exchange, exc)
         finally:
@@ -315,6 +319,7 @@ class Exchange:
         "front",
         "head",
         "head_done",
+        "large_body_unread",
         "origin",
         "received",
         "replaced",
@@ -338,6 +343,7 @@ class Exchange:
         self.content_length: int | None = None
         accept: bytes | None = None
         self.origin: str | None = None
+        chunked = False
         for name, value in scope["headers"]:
             if name == REQUEST_ID_HEADER:
                 client_id = value
@@ -350,7 +356,13 @@ class Exchange:
                 accept = value if accept is None else accept + b", " + value
             elif name == b"origin" and self.origin is None:
                 self.origin = value.decode("latin-1")
+            elif name == b"transfer-encoding":
+                chunked = True
         self.accept = accept if accept is not None and accept.strip() else None
+        # A large body comes, and has not been read to its end (see _CLOSE).
+        self.large_body_unread = chunked or (
+            self.content_length is not None and self.content_length > front.max_body_bytes
+        )
         if client_id is not None and _SANE_REQUEST_ID.fullmatch(client_id):
             self.request_id = client_id.decode("ascii")
         else:
@@ -381,8 +393,11 @@ class Exchange:
             # after its last byte: only a client gone before that is the client's 499.
             if not self.completed:
                 self.disconnected = True
-        elif kind == "http.request" and self.content_length is None:
-            # A declared length within the limit is enforced by the server itself.
+        elif kind == "http.request":
+            if not message.get("more_body", False):
+                self.large_body_unread = False
+            if self.content_length is not None:
+                return message  # a declared length within the limit: the server holds it
             self.received += len(message.get("body", b""))
             limit = self.front.max_body_bytes
             if self.received > limit:
@@ -398,13 +413,13 @@ class Exchange:
             if self.too_large and message["status"] != 413:
                 # Whatever was made of the truncated body, the answer is a 413.
                 self.replaced = True
-                await self.send_problem(self.front.too_large(self.scope), _CLOSE)
+                await self.send_problem(self.front.too_large(self.scope), [])
                 return
             self.status = message["status"]
             self.started = True
             headers = [h for h in message.get("headers", ()) if h[0] != REQUEST_ID_HEADER]
             headers.append(self.request_id_header)
-            if self.too_large:  # the app's own 413 (a chunked body grew past the limit)
+            if self.large_body_unread:
                 headers += _CLOSE
             message = {**message, "headers": self._outer(headers)}
         elif kind == "http.response.body" and self.head:
@@ -448,6 +463,8 @@ class Exchange:
             self.request_id_header,
             *extra_headers,
         ]
+        if self.large_body_unread:
+            headers += _CLOSE
         await self._send(
             {"type": "http.response.start", "status": self.status, "headers": self._outer(headers)}
         )
