@@ -12,7 +12,9 @@ app's :class:`Front` does the platform's part of every request itself, in one la
   digits; on every answer, problems included, and in the error log lines;
 - the metrics and the access line (``request_log.py``), once the request is answered;
 - a body over ``max_body_bytes``: 413 ``payload-too-large``, at once from its
-  ``Content-Length``, or as soon as a chunked body grows past the limit;
+  ``Content-Length``, or as soon as a chunked body grows past the limit; an answer given
+  while the rest of such a body, or of a chunked one, may still come closes the
+  connection (``_CLOSE``);
 - CORS (``cors.py``): preflights answered, and the headers that let a listed origin read;
 - ``HEAD`` on every route that answers ``GET``: served as the ``GET``, without the body
   (the same status and headers by construction; a stream ends once its head is sent);
