@@ -304,11 +304,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
 
     def _cut_short(self, cycle: RequestResponseCycle, answer: bytes) -> None:
         """The parser stopped inside the body of ``cycle``'s request, so the rest of that
-        body never comes: unless its app has begun an answer already (which then ends,
-        then the connection), the request is answered ``answer`` (a complete answer that
-        closes the connection), or the same 400 when its turn comes behind another
-        answer. Its app, left waiting for the body, would otherwise hold the connection
-        until the client closed it."""
+        body never comes: it is ended (``_end_request``, with ``answer``), or answered the
+        same 400 when its turn comes behind another answer. Its app, left waiting for the
+        body, would otherwise hold the connection until the client closed it."""
         self._body_timer.cancel()
         for position, (queued, _) in enumerate(self.pipeline):
             if queued is cycle:
@@ -317,10 +315,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 self.pipeline[position] = (cycle, answers.bad_request_app())  # type: ignore[assignment]
                 self._finish_then_close()
                 return
-        if cycle.response_started:
-            self._finish_then_close()  # its app answered without the body: that answer ends
-        else:
-            self._answer_instead(cycle, answer)
+        self._end_request(cycle, answer)
 
     def close_after_answer(self) -> None:
         """uvicorn closes the connection after an answer that ends it: at once, unless the
@@ -450,20 +445,20 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._body_timer.arm()
             return
         answers.refused(answers.BODY_TIMEOUT)
-        if cycle.response_started:
-            # The app answered without the body: that answer ends, then the connection.
-            self._finish_then_close()
-            return
-        self._answer_instead(
+        self._end_request(
             cycle,
             answers.request_timeout(self.limits.body_timeout, self.server_state.default_headers),
         )
 
-    def _answer_instead(self, cycle: RequestResponseCycle, answer: bytes) -> None:
-        """Answer the request of ``cycle``, whose app has not started its own answer,
-        with ``answer`` (one that closes the connection), and linger. The app reads a
-        disconnect (so that it lets go of whatever it holds), and what it answers then is
-        dropped."""
+    def _end_request(self, cycle: RequestResponseCycle, answer: bytes) -> None:
+        """End the running request of ``cycle``, whose body will not all come, and its
+        connection. An app that answered without the body: that answer ends, then the
+        connection. Otherwise the request is answered ``answer`` (one that closes the
+        connection) and the connection lingers; the app reads a disconnect (so that it
+        lets go of whatever it holds), and what it answers then is dropped."""
+        if cycle.response_started:
+            self._finish_then_close()
+            return
         self._dead = True
         cycle.disconnected = True
         # Answered here: no 100 Continue is due (uvicorn writes one when the app first

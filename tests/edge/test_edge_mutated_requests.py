@@ -20,7 +20,8 @@ import httpx
 
 from tests.edge.conftest import edge_server
 from tests.support.mutated_http import Exchange, exchanges, templates
-from tests.support.raw_http import ask, connect, head_of, status_of
+from tests.support.probes import served_within
+from tests.support.raw_http import connect, head_of
 
 # A seed whose streams hold both kinds of connection the edge once left open (a body the
 # parser stopped inside; the rest of a body after its early answer): it fails on either.
@@ -44,7 +45,6 @@ SERVER_ENV = {
 }
 HELD_AFTER_SECONDS = 10.0
 CALCULATION = (Path(__file__).resolve().parents[2] / "bench/payloads/gains.json").read_bytes()
-HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n"
 
 
 @dataclass(frozen=True)
@@ -79,17 +79,6 @@ def _statuses(received: bytes) -> list[int]:
     return [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", received)]
 
 
-def _address_served(port: int) -> bool:
-    """A fresh connection from the same address gets its 200 (allowing the moment the
-    server takes to see the batch's connections close)."""
-    deadline = time.monotonic() + 3.0
-    while status_of(ask(port, HEALTHZ, timeout=5.0)) != 200:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
-
-
 def test_broken_byte_streams_are_answered_or_closed_and_leave_nothing_counted(
     tmp_path: Path,
 ) -> None:
@@ -105,7 +94,8 @@ def test_broken_byte_streams_are_answered_or_closed_and_leave_nothing_counted(
             for start in range(0, EXCHANGES, BATCH):
                 batch = sent[start : start + BATCH]
                 outcomes += pool.map(lambda exchange: _run(server.port, exchange), batch)
-                if not _address_served(server.port):
+                # A fresh connection from the same address is served (no count leaked).
+                if served_within(server.port, 3.0) != 200:
                     shut_out.append(start)
         log = server.log_text()
 

@@ -33,11 +33,7 @@ def test_an_idle_keepalive_connection_is_closed_and_a_busy_one_kept(tmp_path: Pa
         sock = connect(server.port)
         for _ in range(3):  # requests 0.5 s apart: within the timeout, the connection stays
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: edge\r\n\r\n")
-            answer = b""
-            while not answer.endswith(b'{"status":"ok"}'):
-                chunk = sock.recv(65536)
-                assert chunk, "closed while the client was busy"
-                answer += chunk
+            answer = _one_answer(sock, b'{"status":"ok"}', "closed while the client was busy")
             assert status_of(answer) == 200
             time.sleep(0.5)
         took = closed_within(sock, 8.0)
@@ -135,14 +131,21 @@ def test_a_body_that_comes_after_its_answer_leaves_the_connection_idle_and_timed
     with edge_server(tmp_path, "late-body", KEEPALIVE_TIMEOUT_SECONDS="1") as server:
         sock = connect(server.port)
         sock.sendall(head + body[:10])
-        answer = b""
-        while not answer.endswith(b"}"):
-            chunk = sock.recv(65536)
-            assert chunk, "closed before the answer"
-            answer += chunk
+        answer = _one_answer(sock, b"}", "closed before the answer")
         assert status_of(answer) == 406
         sock.sendall(body[10:])  # the rest, after the answer
         took = closed_within(sock, 8.0)
         sock.close()
     assert took is not None, "the connection was still open 8 s after the body ended"
     assert took < 8.0
+
+
+def _one_answer(sock: socket.socket, ending: bytes, if_closed: str) -> bytes:
+    """What the server sends until it has sent ``ending`` (the end of the answer's body),
+    failing with ``if_closed`` if it closes the connection first."""
+    answer = b""
+    while not answer.endswith(ending):
+        chunk = sock.recv(65536)
+        assert chunk, if_closed
+        answer += chunk
+    return answer

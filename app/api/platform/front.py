@@ -421,8 +421,6 @@ class Exchange:
             self.started = True
             headers = [h for h in message.get("headers", ()) if h[0] != REQUEST_ID_HEADER]
             headers.append(self.request_id_header)
-            if self.large_body_unread:
-                headers += _CLOSE
             message = {**message, "headers": self._outer(headers)}
         elif kind == "http.response.body" and self.head:
             # The first part of the body ends a HEAD's answer (the server, which knows
@@ -465,16 +463,17 @@ class Exchange:
             self.request_id_header,
             *extra_headers,
         ]
-        if self.large_body_unread:
-            headers += _CLOSE
         await self._send(
             {"type": "http.response.start", "status": self.status, "headers": self._outer(headers)}
         )
         await self._send({"type": "http.response.body", "body": payload})
 
     def _outer(self, headers: Headers) -> Headers:
-        """What every answer carries besides its own headers: CORS, deprecation."""
+        """What every answer carries besides its own headers: CORS, deprecation, and the
+        close of a connection whose large body is still unread (``_CLOSE``)."""
         front = self.front
+        if self.large_body_unread:
+            headers.extend(_CLOSE)
         if front.answers_cors:
             front.cors.answer_headers(headers, self.origin)
         if front.deprecated and id(self.route) in front.deprecated:
