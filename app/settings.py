@@ -103,6 +103,14 @@ class Settings(BaseSettings):
     # event stream: 36, with room for reconnections that overlap the connections they
     # replace until those close.
     max_connections_per_address: int = Field(default=64, ge=1)
+    # Requests one client address may have started per minute (GCRA, per worker, like
+    # its connections; 0: no limit), and how many of them at once: a request past them
+    # waits its turn (reading nothing more of its connection) instead of being refused,
+    # so a flood of requests from one address spends no more of a worker than this rate.
+    # A table's page load and its phones' calls stay well inside; a backend that calls
+    # the service for many tables from one address may need more.
+    request_rate_per_address: float = Field(default=6000.0, ge=0)
+    request_burst_per_address: int = Field(default=200, ge=1)
     # Requests a client may pipeline ahead of their answers; past it, the connection
     # answers those and closes.
     max_pipelined_requests: int = Field(default=16, ge=1)

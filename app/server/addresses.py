@@ -1,5 +1,5 @@
-"""Connections counted per client address, so that one address cannot take a worker's
-every connection.
+"""Connections counted, and requests paced, per client address, so that one address
+cannot take a worker's every connection, nor its every turn of the event loop.
 
 A connection counts against its peer's address as the rate limits count a client
 (``app/api/platform/client_address.py``: an IPv6 peer by its /64); a peer among the operator's
@@ -14,12 +14,36 @@ from collections.abc import Sequence
 from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network, ip_network
 
+# Due times that no longer delay anyone are swept once the table has grown by at least
+# this many since the last sweep (and by at least as many as that sweep kept, so that a
+# sweep costs each request a constant share however many are kept).
+_SWEEP_SLACK = 256
+
 
 class AddressCounts:
-    """Open connections per client address, in one server (one worker process)."""
+    """Open connections, and when each address's next request is due, per client address,
+    in one server (one worker process)."""
 
     def __init__(self) -> None:
         self._open: dict[str, int] = {}
+        # The theoretical arrival time of each address's next request (GCRA, the same
+        # algorithm as the stored rate limits, app/services/client_limits.py), on the
+        # monotonic clock. It outlives the address's connections while it is ahead of
+        # now, so that closing every connection and opening new ones earns no new burst.
+        self.due_times: dict[str, float] = {}
+        self.sweep_above = _SWEEP_SLACK
+
+    def pace(self, key: str, interval: float, tolerance: float) -> Pace:
+        """What paces the requests of a connection from ``key``: one request per
+        ``interval`` seconds on average, and ``tolerance`` seconds' worth more at once."""
+        return Pace(self, key, interval, tolerance)
+
+    def sweep(self, now: float) -> None:
+        """Drop the due times that no longer delay anyone."""
+        due_times = self.due_times
+        for key in [key for key, due in due_times.items() if due <= now]:
+            del due_times[key]
+        self.sweep_above = 2 * len(due_times) + _SWEEP_SLACK
 
     def opened(self, key: str) -> int:
         """Count a new connection from ``key``; how many are open from it now."""
@@ -65,3 +89,32 @@ def counted_as(host: str | None, trusted_proxies: Sequence[str]) -> str | None:
     if address is None or is_trusted(address, _networks(tuple(trusted_proxies))):
         return None
     return address_key(address)
+
+
+class Pace:
+    """The request rate of one connection's address (GCRA on ``AddressCounts.due_times``),
+    bound once per connection, so that checking a request costs one call."""
+
+    __slots__ = ("_counts", "_interval", "_key", "_tolerance")
+
+    def __init__(self, counts: AddressCounts, key: str, interval: float, tolerance: float):
+        self._counts = counts
+        self._key = key
+        self._interval = interval
+        self._tolerance = tolerance
+
+    def start_delay(self, now: float) -> float:
+        """Seconds until a request that comes at ``now`` may start (0: at once); it is
+        counted as started then. A request waits instead of being refused: an address
+        has at most one waiting per connection it holds, so no wait grows past that many
+        intervals."""
+        counts = self._counts
+        due_times = counts.due_times
+        due = due_times.get(self._key, now)
+        if due < now:
+            due = now
+        due_times[self._key] = due + self._interval
+        if len(due_times) > counts.sweep_above:
+            counts.sweep(now)
+        start = due - self._tolerance
+        return start - now if start > now else 0.0

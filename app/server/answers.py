@@ -1,5 +1,5 @@
 """The answers the edge gives itself, before (or instead of) the app: problem documents
-like every other error of the service, and a counter of what it refused.
+like every other error of the service, and counters of what it refused or delayed.
 
 The problem catalogue is imported when first needed: this module is imported when a
 worker process unpickles its configuration, before it answers its master's health pings,
@@ -17,6 +17,11 @@ EDGE_REFUSALS = Counter(
     "http_edge_refusals_total",
     "Connections or requests the HTTP edge refused or cut, by reason.",
     ["reason"],
+)
+
+EDGE_DELAYS = Counter(
+    "http_edge_delayed_requests_total",
+    "Requests the HTTP edge started late, to hold their client address to its request rate.",
 )
 
 #: The reasons counted in ``http_edge_refusals_total``.
@@ -38,6 +43,10 @@ BAD_REQUEST_DETAIL = (
 
 def refused(reason: str) -> None:
     EDGE_REFUSALS.labels(reason).inc()
+
+
+def delayed() -> None:
+    EDGE_DELAYS.inc()
 
 
 def _request_id() -> tuple[bytes, bytes]:

@@ -25,6 +25,9 @@ class EdgeLimits:
     send_timeout: float
     max_connections: int
     max_connections_per_address: int
+    # Requests started per minute from one address (0: no limit), and at once.
+    request_rate_per_address: float
+    request_burst_per_address: int
     # CIDRs (as text: the limits are pickled for the workers) whose connections are not
     # counted per address.
     trusted_proxies: tuple[str, ...]
@@ -34,6 +37,18 @@ class EdgeLimits:
     # moment, so that closing it does not reset the answer away before the client reads it.
     linger_seconds: float = 2.0
     linger_bytes: int = 1 << 20
+
+    @property
+    def request_interval(self) -> float:
+        """The seconds one request of an address uses up of its rate (0: no limit)."""
+        rate = self.request_rate_per_address
+        return 60.0 / rate if rate > 0 else 0.0
+
+    @property
+    def request_tolerance(self) -> float:
+        """How far ahead of now an address's next due time may be and its request still
+        start at once: the burst, less the one request that is due now."""
+        return self.request_interval * (self.request_burst_per_address - 1)
 
     @classmethod
     def defaults(cls) -> EdgeLimits:
@@ -53,6 +68,8 @@ class EdgeLimits:
             send_timeout=settings.send_timeout_seconds,
             max_connections=settings.max_connections,
             max_connections_per_address=settings.max_connections_per_address,
+            request_rate_per_address=settings.request_rate_per_address,
+            request_burst_per_address=settings.request_burst_per_address,
             trusted_proxies=tuple(str(network) for network in settings.trusted_proxies),
             max_pipelined_requests=settings.max_pipelined_requests,
             retry_after_seconds=settings.retry_after_seconds,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 from asyncio import TimerHandle
 from collections.abc import Callable
+from time import monotonic
 from typing import Any
 
 import httptools
@@ -34,7 +35,7 @@ from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
 from app.server import answers
-from app.server.addresses import counted_as, counts_of
+from app.server.addresses import Pace, counted_as, counts_of
 from app.server.edge_limits import EdgeLimits
 from app.server.request_heads import Deadline, RequestHead
 
@@ -131,9 +132,11 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         "_keepalive_timer",
         "_linger_left",
         "_linger_timer",
+        "_pace",
         "_refusal",
         "_send_timer",
         "_shed",
+        "_start_timer",
         "limits",
     )
 
@@ -158,6 +161,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         # Set when this connection is past a limit: the detail of the 503 it is answered.
         self._shed: str | None = None
         self._address: str | None = None  # what it counts against, once counted
+        self._pace: Pace | None = None  # its address's request rate, if it has one
         # The head (request line and headers) of the next request being read.
         self._head = RequestHead(self.limits.max_header_bytes, self.limits.max_headers)
         limits, loop = self.limits, self.loop
@@ -165,6 +169,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._body_timer = Deadline(loop, limits.body_timeout, self._body_timed_out)
         self._send_timer = Deadline(loop, limits.send_timeout, self._send_timed_out)
         self._linger_timer: TimerHandle | None = None
+        # A request waiting for its address's turn (_start_asgi_task).
+        self._start_timer: TimerHandle | None = None
         # Once set, the parser is abandoned: input is dropped (at most linger_bytes).
         self._refusal: str | None = None
         self._dead = False
@@ -179,7 +185,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._drop_at_once(transport, answers.CONNECTION_FLOOD)
             return
         self._address = counted_as(self.client[0] if self.client else None, limits.trusted_proxies)
-        from_address = counts_of(self.server_state).opened(self._address) if self._address else 0
+        counts = counts_of(self.server_state)
+        from_address = counts.opened(self._address) if self._address else 0
         per_address = limits.max_connections_per_address
         if connections > limits.max_connections:
             answers.refused(answers.CONNECTION_LIMIT)
@@ -191,6 +198,10 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             answers.refused(answers.ADDRESS_LIMIT)
             self._shed = (
                 f"The server is at its limit of {per_address} connections from one address."
+            )
+        elif self._address is not None and limits.request_interval:
+            self._pace = counts.pace(
+                self._address, limits.request_interval, limits.request_tolerance
             )
         # uvicorn arms its keep-alive timer only after a first answer: a connection that
         # never sends anything would be held forever.
@@ -220,9 +231,10 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if self._keepalive_timer is not None:
             self._keepalive_timer.cancel()
             self._keepalive_timer = None
-        if self._linger_timer is not None:
-            self._linger_timer.cancel()
-            self._linger_timer = None
+        for handle in (self._linger_timer, self._start_timer):
+            if handle is not None:
+                handle.cancel()
+        self._linger_timer = self._start_timer = None
         super().connection_lost(exc)
 
     def _arm_keepalive(self) -> None:
@@ -376,6 +388,28 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_complete()
         self._body_timer.cancel()
         self._head.done()
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
+        """Start a request's app when its address's request rate allows: a request past
+        it waits its turn on a timer, its body read meanwhile (and no further request of
+        the connection, which waits behind it), rather than being refused, so that a
+        client flooding requests spends a timer, not the worker's loop."""
+        pace = self._pace
+        if pace is not None:
+            # The monotonic clock, not the loop's time(): one call less per request, and
+            # the due times are only compared with each other (the timer takes a delay).
+            delay = pace.start_delay(monotonic())
+            if delay:
+                answers.delayed()
+                self._start_timer = self.loop.call_later(delay, self._start_in_turn, cycle, app)
+                return
+        HttpToolsProtocol._start_asgi_task(self, cycle, app)
+
+    def _start_in_turn(self, cycle: RequestResponseCycle, app: Any) -> None:
+        self._start_timer = None
+        # Not if the request was ended while it waited (its client gone, its body late).
+        if not cycle.disconnected and not self.transport.is_closing():
+            HttpToolsProtocol._start_asgi_task(self, cycle, app)
 
     # Refusals
 

@@ -145,9 +145,9 @@ UVICORN_OVERRIDES = {
     "on_response_complete": ["self"],
     "pause_writing": ["self"],
     "resume_writing": ["self"],
+    "_start_asgi_task": ["self", "cycle", "app"],
 }
 UVICORN_METHODS = [
-    "_start_asgi_task",
     "timeout_keep_alive_handler",
 ]
 UVICORN_ATTRIBUTES = [
@@ -190,6 +190,20 @@ def test_uvicorns_protocol_still_has_what_the_bounded_protocol_uses() -> None:
         if "self.timeout_keep_alive_task = self.loop" in inspect.getsource(function)
     ]
     assert arming == ["on_response_complete"], arming
+    # The edge paces requests per address where their apps start: uvicorn must start an
+    # app nowhere but in _start_asgi_task, and call that from nowhere else than here.
+    starting = {
+        name
+        for name, function in inspect.getmembers(HttpToolsProtocol, inspect.isfunction)
+        if "run_asgi(" in inspect.getsource(function)
+    }
+    assert starting == {"_start_asgi_task"}, starting
+    calling = {
+        name
+        for name, function in inspect.getmembers(HttpToolsProtocol, inspect.isfunction)
+        if "self._start_asgi_task(" in inspect.getsource(function)
+    }
+    assert calling == {"on_headers_complete", "on_response_complete"}, calling
 
     async def app(scope: object, receive: object, send: object) -> None:
         return None

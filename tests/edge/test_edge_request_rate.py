@@ -1,0 +1,195 @@
+"""Past REQUEST_RATE_PER_ADDRESS one client address's requests wait their turn: a client
+that floods requests gets no more of a worker than its rate, every request is still
+answered, and other addresses are served meanwhile. Other client addresses are other
+loopback addresses (127.0.0.2, 127.0.0.3, ...)."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.edge.conftest import EdgeServer, edge_server
+from tests.support.raw_http import connect, read_all, status_of
+
+RATE_PER_MINUTE = 600  # ten a second
+BURST = 5
+PACED = {
+    "REQUEST_RATE_PER_ADDRESS": str(RATE_PER_MINUTE),
+    "REQUEST_BURST_PER_ADDRESS": str(BURST),
+}
+ROUTE = "/v1/faith-track"
+ONE_REQUEST = f"GET {ROUTE} HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n".encode()
+
+
+def _client(server: EdgeServer, source: str) -> httpx.Client:
+    transport = httpx.HTTPTransport(local_address=source)
+    return httpx.Client(base_url=server.base_url, transport=transport, timeout=20.0)
+
+
+def _flood(server: EdgeServer, source: str, connections: int, seconds: float) -> dict:
+    """``connections`` keep-alive clients from ``source``, each asking one request after
+    another for ``seconds``: the statuses they got, and the longest any request took."""
+    statuses: list[int] = []
+    longest = [0.0]
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def one_client() -> None:
+        with _client(server, source) as client:
+            while time.monotonic() < deadline:
+                start = time.monotonic()
+                status = client.get(ROUTE).status_code
+                took = time.monotonic() - start
+                with lock:
+                    statuses.append(status)
+                    longest[0] = max(longest[0], took)
+
+    threads = [threading.Thread(target=one_client) for _ in range(connections)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=seconds + 30)
+    return {"statuses": statuses, "longest": longest[0], "seconds": time.monotonic() - began}
+
+
+def _delayed_count(server: EdgeServer, source: str = "127.0.0.1") -> float:
+    with _client(server, source) as client:
+        metrics = client.get("/metrics").text
+    found = re.search(r"^http_edge_delayed_requests_total (\S+)$", metrics, re.MULTILINE)
+    assert found, "no http_edge_delayed_requests_total in /metrics"
+    return float(found.group(1))
+
+
+def test_a_flooding_address_gets_its_rate_every_request_answered_and_others_are_served(
+    tmp_path: Path,
+) -> None:
+    with edge_server(tmp_path, "paced", **PACED) as server:
+        victim: list[tuple[int, float]] = []
+
+        def other_address() -> None:
+            with _client(server, "127.0.0.3") as client:
+                for _ in range(10):
+                    start = time.monotonic()
+                    victim.append((client.get(ROUTE).status_code, time.monotonic() - start))
+                    time.sleep(0.2)
+
+        other = threading.Thread(target=other_address)
+        other.start()
+        flood = _flood(server, "127.0.0.2", connections=8, seconds=3.0)
+        other.join(timeout=30)
+        delayed = _delayed_count(server)
+
+    statuses = flood["statuses"]
+    # Every request of the flood was answered, none refused: they waited their turn.
+    assert set(statuses) == {200}, statuses
+    # At most the burst plus the rate over the time the flood lasted (and one request per
+    # connection that had started its wait before the end).
+    allowed = BURST + RATE_PER_MINUTE / 60 * flood["seconds"] + 8
+    assert len(statuses) <= allowed, (len(statuses), allowed, flood)
+    # A request waits at most as many intervals as its address has connections waiting.
+    assert flood["longest"] < 8 * 60 / RATE_PER_MINUTE + 2.0, flood
+    assert delayed >= len(statuses) - BURST - 8, (delayed, len(statuses))
+    # The other address was served throughout, at its own rate, unhindered.
+    assert [status for status, _ in victim] == [200] * 10, victim
+    assert max(took for _, took in victim) < 2.0, victim
+
+
+def test_closing_every_connection_earns_an_address_no_new_burst(tmp_path: Path) -> None:
+    env = {"REQUEST_RATE_PER_ADDRESS": "60", "REQUEST_BURST_PER_ADDRESS": "3"}
+    with edge_server(tmp_path, "reconnect", **env) as server:
+        with _client(server, "127.0.0.2") as client:
+            burst = [client.get(ROUTE).status_code for _ in range(3)]
+        start = time.monotonic()
+        with _client(server, "127.0.0.2") as client:
+            status = client.get(ROUTE).status_code
+        waited = time.monotonic() - start
+    assert burst == [200, 200, 200]
+    assert status == 200
+    # The fourth request of a burst of three at one a second waits about a second.
+    assert waited >= 0.5, waited
+
+
+def test_a_request_whose_client_left_while_it_waited_never_reaches_the_app(
+    tmp_path: Path,
+) -> None:
+    env = {"REQUEST_RATE_PER_ADDRESS": "60", "REQUEST_BURST_PER_ADDRESS": "1"}
+    with edge_server(tmp_path, "left", **env) as server:
+        first = status_of(_ask_from(server.port, "127.0.0.2"))
+        waiting = connect(server.port, source="127.0.0.2")
+        waiting.sendall(ONE_REQUEST)
+        time.sleep(0.2)
+        waiting.close()  # a second before its turn
+        time.sleep(1.5)
+        after = status_of(_ask_from(server.port, "127.0.0.2"))
+        log = server.log_text()
+    assert first == 200
+    assert after == 200
+    # Two requests ran: the first and the last; the one that left never started.
+    assert len(re.findall(rf'"path":"{ROUTE}"', log)) == 2, log[-3000:]
+
+
+def test_a_request_ended_while_it_waited_never_reaches_the_app(tmp_path: Path) -> None:
+    """A body that did not come in time is answered 408 by the edge while its request
+    waits its turn; when the turn comes, nothing is started."""
+    env = {
+        "REQUEST_RATE_PER_ADDRESS": "60",
+        "REQUEST_BURST_PER_ADDRESS": "1",
+        "BODY_TIMEOUT_SECONDS": "0.3",
+    }
+    late_body = b"POST /v1/games HTTP/1.1\r\nHost: edge\r\nContent-Length: 40\r\n\r\n{"
+    with edge_server(tmp_path, "ended", **env) as server:
+        first = status_of(_ask_from(server.port, "127.0.0.2"))
+        with connect(server.port, source="127.0.0.2") as sock:
+            sock.sendall(late_body)
+            answer = read_all(sock, timeout=10.0)  # to the edge's end of sending
+            # Still open (the edge lingers), past the turn the request had.
+            time.sleep(1.5)
+        log = server.log_text()
+    assert first == 200
+    assert status_of(answer) == 408, answer[:300]
+    assert '"path":"/v1/games"' not in log, log[-3000:]
+
+
+def test_a_trusted_proxy_is_not_paced(tmp_path: Path) -> None:
+    env = {
+        "REQUEST_RATE_PER_ADDRESS": "60",
+        "REQUEST_BURST_PER_ADDRESS": "1",
+        "TRUSTED_PROXIES": "127.0.0.4/32",
+    }
+    with edge_server(tmp_path, "proxy", **env) as server:
+        # Asked from the proxy's address, not paced either (its readiness probes were).
+        before = _delayed_count(server, "127.0.0.4")
+        with _client(server, "127.0.0.4") as client:
+            statuses = [client.get(ROUTE).status_code for _ in range(5)]
+        after = _delayed_count(server, "127.0.0.4")
+    assert statuses == [200] * 5
+    assert after == before
+
+
+def test_pipelined_requests_are_paced_one_after_another_and_all_answered(
+    tmp_path: Path,
+) -> None:
+    env = {"REQUEST_RATE_PER_ADDRESS": "600", "REQUEST_BURST_PER_ADDRESS": "2"}
+    keep = f"GET {ROUTE} HTTP/1.1\r\nHost: edge\r\n\r\n".encode()
+    with (
+        edge_server(tmp_path, "pipelined", **env) as server,
+        connect(server.port, source="127.0.0.2") as sock,
+    ):
+        start = time.monotonic()
+        sock.sendall(keep * 5 + ONE_REQUEST)
+        answers = read_all(sock, timeout=20.0)
+        took = time.monotonic() - start
+    assert answers.count(b"HTTP/1.1 200 OK\r\n") == 6, answers[:500]
+    # Two at once, then four more at ten a second.
+    assert took >= 0.35, took
+
+
+def _ask_from(port: int, source: str) -> bytes:
+    with connect(port, source=source) as sock:
+        sock.sendall(ONE_REQUEST)
+        return read_all(sock, timeout=10.0)
