@@ -32,6 +32,7 @@ from bench.edge_attacks import (
     head_and_accept,
     idle_connections,
     metrics_exposure,
+    request_flood,
     slow_game,
     slow_headers,
     stalled_write_slots,
@@ -191,6 +192,9 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
         # The write rate off only so that the attacker's game fills its log in seconds.
         with serve(tree, workdir, name="replays", env={"GAME_WRITE_RATE": "0"}) as (port, p, _):
             step("stream-replays", lambda: stream_replays(port, p.pid))
+    if wanted("request-flood"):
+        with serve(tree, workdir, name="request-flood") as (port, proc, _):
+            step("request-flood", lambda: request_flood(port, proc.pid))
     if wanted("guessable-idempotency-key"):
         with serve(tree, workdir, name="weak-key") as (port, _p, _):
             step("guessable-idempotency-key", lambda: guessable_idempotency_key(port))

@@ -36,6 +36,9 @@ DESCRIPTIONS = {
     "`GET .../events/stream?after=0` with its token from 20 addresses, never read, held "
     "15 s; meanwhile two other games read (GET) and changed (a faith change) one request "
     "after the other; RSS in MiB, after close 5 s after the streams closed",
+    "request-flood": "one address (127.0.0.1) reads its own game with its token as fast as "
+    "64 connections go (wrk, 15 s); meanwhile another address (127.0.0.3) reads (GET) and "
+    "changes (a faith change) two other games one request after the other; defaults",
     "guessable-idempotency-key": "a game created with Idempotency-Key "
     "`aaaaaaaaaaaaaaaaaaaaaa`; a stranger (127.0.0.3) sends the same key and body",
     "player-flips": "player p1 flips their own period I decision 60 times (defaults), then "

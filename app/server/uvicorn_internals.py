@@ -13,7 +13,9 @@ each request's cycle a transport of its own (:class:`OneWriteAnswer`), so that a
 leaves in one write instead of uvicorn's two (no option of uvicorn's does), and it holds
 an idle connection to its keep-alive timeout with one timer per connection, where uvicorn
 arms a timer after every answer and cancels it at the next request (it re-implements
-``on_response_complete`` for that). The workers' supervisor and the exit status of a
+``on_response_complete`` for that). It paces each client address's requests where
+uvicorn starts their apps (``_start_asgi_task``): a request past its address's rate
+starts later, on a timer. The workers' supervisor and the exit status of a
 failed start serve ``app/server/serve.py``.
 ``tests/packaging/test_internals_pinned.py`` fails when another module imports uvicorn's
 internals, or when a release changes what is used here; pyproject.toml holds uvicorn and

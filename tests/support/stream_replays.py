@@ -83,6 +83,7 @@ class Victims:
 
     base_url: str
     games: list[Game]
+    source: str | None = None  # the address they come from (None: the system's choice)
     reads: list[tuple[int | str, float]] = field(default_factory=list)
     writes: list[tuple[int | str, float]] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -90,7 +91,10 @@ class Victims:
 
     def _run(self, write: bool) -> None:
         out = self.writes if write else self.reads
-        with httpx.Client(base_url=self.base_url, timeout=CLIENT_TIMEOUT_S * 2) as http:
+        transport = httpx.HTTPTransport(local_address=self.source)
+        with httpx.Client(
+            base_url=self.base_url, timeout=CLIENT_TIMEOUT_S * 2, transport=transport
+        ) as http:
             i = 0
             while not self._stop.is_set():
                 game = self.games[i % len(self.games)]
