@@ -33,6 +33,7 @@ ADDRESS_FLOOD = "address-flood"
 PIPELINE_LIMIT = "pipeline-limit"
 HEADER_TIMEOUT = "header-timeout"
 BODY_TIMEOUT = "body-timeout"
+BAD_REQUEST = "bad-request"
 SEND_TIMEOUT = "send-timeout"
 
 BAD_REQUEST_DETAIL = (

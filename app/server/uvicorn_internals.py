@@ -309,6 +309,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         refusals are (uvicorn's is plain text, and written even while another answer
         is), then the connection closes."""
         self.logger.warning("Invalid HTTP request received.")
+        answers.refused(answers.BAD_REQUEST)
         answer = answers.bad_request(self.server_state.default_headers)
         cycle = self.cycle
         if cycle is not None and cycle.more_body and not cycle.response_complete:

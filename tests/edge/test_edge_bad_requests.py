@@ -40,6 +40,11 @@ def test_bytes_that_are_not_a_request_are_a_400_problem(tmp_path: Path) -> None:
             problem = json.loads(data.partition(b"\r\n\r\n")[2])
             assert problem["type"].endswith("/bad-request"), (name, problem)
             assert problem["status"] == 400
+        metrics = ask(
+            server.port, b"GET /metrics HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n"
+        )
+    counted = f'http_edge_refusals_total{{reason="bad-request"}} {len(NOT_HTTP)}.0'.encode()
+    assert counted in metrics, metrics[-2000:]
 
 
 @pytest.mark.parametrize("after", [NOT_HTTP["no-request-line"], b"GET /healthz HTTP/9.9\r\n\r\n"])
