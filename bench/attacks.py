@@ -194,7 +194,7 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
             step("stream-replays", lambda: stream_replays(port, p.pid))
     if wanted("request-flood"):
         with serve(tree, workdir, name="request-flood") as (port, proc, _):
-            step("request-flood", lambda: request_flood(port, proc.pid))
+            step("request-flood", lambda: request_flood(port, proc.pid, workdir))
     if wanted("guessable-idempotency-key"):
         with serve(tree, workdir, name="weak-key") as (port, _p, _):
             step("guessable-idempotency-key", lambda: guessable_idempotency_key(port))

@@ -4,15 +4,14 @@ port (and pid) and returns a dict of figures."""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.harness import cpu_seconds, run_wrk
+from bench.seeding import write_lua_data
 from tests.support.probes import open_fds
 from tests.support.raw_http import ask, connect, status_of
 from tests.support.stream_replays import Victims, latency_figures, replay_flood
@@ -167,46 +166,35 @@ def stream_replays(port: int, pid: int) -> dict[str, Any]:
     other games' requests met."""
     figures = replay_flood(port, pid)
     for victims in ("other_reads", "other_writes"):
-        for key, value in figures.pop(victims).items():
-            figures[f"{victims}_{key}"] = value
+        figures |= _flat(victims, figures.pop(victims))
     return figures
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User and system CPU time of ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def request_flood(port: int, pid: int, seconds: int = 15) -> dict[str, Any]:
+def request_flood(port: int, pid: int, workdir: Path, seconds: int = 15) -> dict[str, Any]:
     """One address (127.0.0.1) floods reads of its own game with its token, as fast as
     64 connections go (wrk), while another address (127.0.0.3) reads and changes two
     other games one request after the other: what each got, and the CPU the server
     process spent meanwhile."""
     base_url = f"http://127.0.0.1:{port}"
     target, *others = create_games(base_url, 3)
-    command = [
-        "wrk",
-        "-t1",
-        "-c64",
-        f"-d{seconds}s",
-        "-H",
-        f"Authorization: {target.auth['Authorization']}",
-        f"{base_url}{target.url}",
-    ]
-    cpu_before = _cpu_seconds(pid)
+    games = workdir / f"flood-{port}.lua"
+    write_lua_data([[target.id, target.host_token, []]], games)
+    cpu_before = sum(cpu_seconds(pid))
     with Victims(base_url, others, source="127.0.0.3") as victims:
-        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    cpu = _cpu_seconds(pid) - cpu_before
-    done = re.search(r"(\d+) requests in", out)
-    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        flood = run_wrk(base_url, "get_game.lua", [str(games)], 64, seconds)
     figures: dict[str, Any] = {
-        "flood_answered": int(done.group(1)) if done else None,
-        "flood_answered_per_s": round(int(done.group(1)) / seconds) if done else None,
-        "flood_not_2xx": int(errors.group(1)) if errors else 0,
-        "server_cpu_s": round(cpu, 1),
+        "flood_answered": flood.requests,
+        "flood_answered_per_s": round(flood.rps),
+        "flood_not_2xx": flood.non2xx,
+        "server_cpu_s": round(sum(cpu_seconds(pid)) - cpu_before, 1),
     }
-    for victims_kind, answers in (("other_reads", victims.reads), ("other_writes", victims.writes)):
-        for key, value in latency_figures(answers).items():
-            figures[f"{victims_kind}_{key}"] = value
-    return figures
+    return (
+        figures
+        | _flat("other_reads", latency_figures(victims.reads))
+        | _flat("other_writes", latency_figures(victims.writes))
+    )
+
+
+def _flat(prefix: str, figures: dict[str, Any]) -> dict[str, Any]:
+    """``figures`` as figures of their own row each, named after ``prefix``."""
+    return {f"{prefix}_{key}": value for key, value in figures.items()}

@@ -38,13 +38,14 @@ class EdgeLimits:
     linger_seconds: float = 2.0
     linger_bytes: int = 1 << 20
 
-    @property
+    # Worked out once (the limits are made once per process), not for each connection.
+    @functools.cached_property
     def request_interval(self) -> float:
         """The seconds one request of an address uses up of its rate (0: no limit)."""
         rate = self.request_rate_per_address
         return 60.0 / rate if rate > 0 else 0.0
 
-    @property
+    @functools.cached_property
     def request_tolerance(self) -> float:
         """How far ahead of now an address's next due time may be and its request still
         start at once: the burst, less the one request that is due now."""

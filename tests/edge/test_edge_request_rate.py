@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from tests.edge.conftest import EdgeServer, edge_server
-from tests.support.raw_http import connect, read_all, status_of
+from tests.support.raw_http import ask, connect, read_all, status_of
 
 RATE_PER_MINUTE = 600  # ten a second
 BURST = 5
@@ -119,13 +119,13 @@ def test_a_request_whose_client_left_while_it_waited_never_reaches_the_app(
 ) -> None:
     env = {"REQUEST_RATE_PER_ADDRESS": "60", "REQUEST_BURST_PER_ADDRESS": "1"}
     with edge_server(tmp_path, "left", **env) as server:
-        first = status_of(_ask_from(server.port, "127.0.0.2"))
+        first = status_of(ask(server.port, ONE_REQUEST, source="127.0.0.2"))
         waiting = connect(server.port, source="127.0.0.2")
         waiting.sendall(ONE_REQUEST)
         time.sleep(0.2)
         waiting.close()  # a second before its turn
         time.sleep(1.5)
-        after = status_of(_ask_from(server.port, "127.0.0.2"))
+        after = status_of(ask(server.port, ONE_REQUEST, source="127.0.0.2"))
         # The access log's line of the last one may come a moment after its answer.
         deadline = time.monotonic() + 10.0
         while _logged(server) < 2 and time.monotonic() < deadline:
@@ -157,7 +157,7 @@ def test_a_request_ended_while_it_waited_never_reaches_the_app(tmp_path: Path) -
     }
     late_body = b"POST /v1/games HTTP/1.1\r\nHost: edge\r\nContent-Length: 40\r\n\r\n{"
     with edge_server(tmp_path, "ended", **env) as server:
-        first = status_of(_ask_from(server.port, "127.0.0.2"))
+        first = status_of(ask(server.port, ONE_REQUEST, source="127.0.0.2"))
         with connect(server.port, source="127.0.0.2") as sock:
             sock.sendall(late_body)
             answer = read_all(sock, timeout=10.0)  # to the edge's end of sending
@@ -201,9 +201,3 @@ def test_pipelined_requests_are_paced_one_after_another_and_all_answered(
     assert answers.count(b"HTTP/1.1 200 OK\r\n") == 6, answers[:500]
     # Two at once, then four more at ten a second.
     assert took >= 0.35, took
-
-
-def _ask_from(port: int, source: str) -> bytes:
-    with connect(port, source=source) as sock:
-        sock.sendall(ONE_REQUEST)
-        return read_all(sock, timeout=10.0)

@@ -4,6 +4,7 @@ of due times stays bounded however many addresses come and go."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -98,7 +99,7 @@ def test_the_settings_give_the_interval_and_the_tolerance() -> None:
     assert limits.request_tolerance == limits.request_interval * (
         limits.request_burst_per_address - 1
     )
-    off = EdgeLimits(**{**limits.__dict__, "request_rate_per_address": 0.0})
+    off = dataclasses.replace(limits, request_rate_per_address=0.0)
     assert off.request_interval == 0.0
 
 
