@@ -36,6 +36,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
+from app.asgi_extensions import mark_answered_by_server
 from app.server import answers
 from app.server.addresses import Pace, counted_as, counts_of
 from app.server.edge_limits import EdgeLimits
@@ -330,7 +331,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 self.pipeline[position] = (cycle, answers.bad_request_app())  # type: ignore[assignment]
                 self._finish_then_close()
                 return
-        self._end_request(cycle, answer)
+        self._end_request(cycle, answer, 400)
 
     def close_after_answer(self) -> None:
         """uvicorn closes the connection after an answer that ends it: at once, unless the
@@ -485,18 +486,22 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._end_request(
             cycle,
             answers.request_timeout(self.limits.body_timeout, self.server_state.default_headers),
+            408,
         )
 
-    def _end_request(self, cycle: RequestResponseCycle, answer: bytes) -> None:
+    def _end_request(self, cycle: RequestResponseCycle, answer: bytes, status: int) -> None:
         """End the running request of ``cycle``, whose body will not all come, and its
         connection. An app that answered without the body: that answer ends, then the
         connection. Otherwise the request is answered ``answer`` (one that closes the
         connection) and the connection lingers; the app reads a disconnect (so that it
-        lets go of whatever it holds), and what it answers then is dropped."""
+        lets go of whatever it holds), and what it answers then is dropped; its scope
+        says it was answered ``status`` (``app/asgi_extensions.py``), which the app
+        records in place of a client's 499."""
         if cycle.response_started:
             self._finish_then_close()
             return
         self._dead = True
+        mark_answered_by_server(cycle.scope, status)
         cycle.disconnected = True
         # Answered here: no 100 Continue is due (uvicorn writes one when the app first
         # reads, even once the client is gone, and the linger has ended the sending side).

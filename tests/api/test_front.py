@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from app.api.platform.front import ServiceApp
+from app.asgi_extensions import mark_answered_by_server
 from app.main import create_app
 from app.settings import Settings
 from tests.settings import LIMITS_OFF
@@ -176,3 +177,43 @@ async def test_fastapis_stack_serves_what_the_front_does_not(client: httpx.Async
     redirect = await client.get("/table")
     assert redirect.status_code in (307, 308, 200)
     assert redirect.headers["x-request-id"]
+
+
+@pytest.mark.parametrize("status", [400, 408])
+async def test_a_request_the_server_answered_itself_is_recorded_with_that_status(
+    app: ServiceApp, caplog: pytest.LogCaptureFixture, status: int
+) -> None:
+    """The server answered the request while its body was being read (a broken body, a
+    body that did not come in time) and tells the app the client is gone: the access line
+    says what the client was answered, not a client's 499 (app/asgi_extensions.py)."""
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/calculations/final-scores",
+        "raw_path": b"/v1/calculations/final-scores",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"test"), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        mark_answered_by_server(scope, status)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    with caplog.at_level(logging.INFO, logger="app.access"):
+        await app(scope, receive, send)
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "app.access"]
+    assert [(line["path"], line["status"]) for line in lines] == [
+        ("/v1/calculations/final-scores", status)
+    ]
+    assert not any("client disconnected" in r.getMessage() for r in caplog.records)

@@ -51,6 +51,7 @@ def test_a_body_that_stops_arriving_is_answered_408_and_the_connection_closed(
         assert status_of(read_all(fresh)) == 200
         fresh.close()
         metrics = httpx.get(f"{server.base_url}/metrics").text
+        log = server.log_text()
     assert status_of(answer) == 408, answer[:300]
     head, _, payload = answer.partition(b"\r\n\r\n")
     assert b"connection: close" in head.lower()
@@ -59,6 +60,14 @@ def test_a_body_that_stops_arriving_is_answered_408_and_the_connection_closed(
     assert "1 second" in problem["detail"]
     assert 0.5 < took < 8.0
     assert 'http_edge_refusals_total{reason="body-timeout"} 1.0' in metrics
+    # The app, told the client had gone, records what the client was answered: a 408,
+    # not a client's 499, in the access log and in the requests' counter.
+    assert '"path":"/v1/calculations/final-scores","status":408,' in log, log[-2000:]
+    assert "client disconnected" not in log
+    assert (
+        'http_requests_total{method="POST",route="/v1/calculations/final-scores",status="408"} 1.0'
+    ) in metrics
+    assert 'status="499"' not in metrics
 
 
 def test_a_body_sent_slowly_is_cut_when_the_timeout_runs_out(tmp_path: Path) -> None:

@@ -23,7 +23,8 @@ app's :class:`Front` does the platform's part of every request itself, in one la
 - the headers of a deprecated route (``deprecation.py``);
 - an exception nothing else handled: 503 ``service-unavailable`` when the database is
   down, else a logged 500 ``internal-error``; a client gone before its answer is complete
-  is not an error: counted and logged (at info) with status 499 (nginx's convention).
+  is not an error: counted and logged (at info) with status 499 (nginx's convention),
+  unless the server answered the request itself first (``app/asgi_extensions.py``).
 
 Then it finds the route the router would serve (``route_table.py``): an explicit route it
 serves itself, its errors answered by the app's exception handlers as FastAPI's
@@ -58,6 +59,7 @@ from app.api.platform.negotiation import Negotiation, not_acceptable_body
 from app.api.platform.request_log import RequestLog, route_template
 from app.api.platform.route_table import RouteTable
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes, unexpected_error_body
+from app.asgi_extensions import status_answered_by_server
 from app.settings import Settings, get_settings
 
 REQUEST_ID_HEADER = b"x-request-id"
@@ -161,11 +163,11 @@ class Front:
             else:
                 await self._answer(exchange)
             if exchange.disconnected:
-                exchange.status = CLIENT_CLOSED_REQUEST
+                exchange.status = exchange.status_of_the_cut()
         except Exception as exc:
             if exchange.disconnected or isinstance(exc, ClientDisconnect):
                 # Nobody to answer: not a failure of the service, nothing to re-raise.
-                exchange.status = CLIENT_CLOSED_REQUEST
+                exchange.status = exchange.status_of_the_cut()
             elif exchange.started:
                 # Too late for a problem document: the server will cut the response.
                 error_logger.error(
@@ -381,6 +383,12 @@ class Exchange:
         self.head = False
         self.head_done = False
         self.received = 0
+
+    def status_of_the_cut(self) -> int:
+        """The status to record for a request whose app was told the client left: the
+        one the server answered itself (a body that broke or did not come in time), or
+        a client's 499."""
+        return status_answered_by_server(self.scope) or CLIENT_CLOSED_REQUEST
 
     def serve_as_get(self) -> None:
         """Serve this HEAD as its GET, and send none of the GET's body."""
