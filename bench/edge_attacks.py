@@ -174,9 +174,11 @@ def request_flood(port: int, pid: int, workdir: Path, seconds: int = 15) -> dict
     """One address (127.0.0.1) floods reads of its own game with its token, as fast as
     64 connections go (wrk), while another address (127.0.0.3) reads and changes two
     other games one request after the other: what each got, and the CPU the server
-    process spent meanwhile."""
+    process spent meanwhile. The games are created from a third address (127.0.0.2): a
+    connection of the flood's own address, closed a moment before the flood's 64 open,
+    can still count against its connection cap (64), and one of them be refused."""
     base_url = f"http://127.0.0.1:{port}"
-    target, *others = create_games(base_url, 3)
+    target, *others = create_games(base_url, 3, source="127.0.0.2")
     games = workdir / f"flood-{port}.lua"
     write_lua_data([[target.id, target.host_token, []]], games)
     cpu_before = sum(cpu_seconds(pid))

@@ -41,9 +41,11 @@ class Game:
         return {"Authorization": f"Bearer {self.host_token}"}
 
 
-def create_games(base_url: str, count: int) -> list[Game]:
+def create_games(base_url: str, count: int, source: str | None = None) -> list[Game]:
+    """``count`` new games, created from ``source`` (None: the system's choice of address)."""
     games = []
-    with httpx.Client(base_url=base_url, timeout=CLIENT_TIMEOUT_S) as http:
+    transport = httpx.HTTPTransport(local_address=source)
+    with httpx.Client(base_url=base_url, timeout=CLIENT_TIMEOUT_S, transport=transport) as http:
         for seed in range(count):
             body = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": seed}
             response = http.post("/v1/games", json=body)
