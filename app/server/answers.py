@@ -8,10 +8,11 @@ and the catalogue pulls in the whole app.
 
 from __future__ import annotations
 
-import uuid
-
 from prometheus_client import Counter
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.request_ids import HEADER as REQUEST_ID_HEADER
+from app.request_ids import new_request_id, request_id_for, sent_request_id
 
 EDGE_REFUSALS = Counter(
     "http_edge_refusals_total",
@@ -50,10 +51,6 @@ def delayed() -> None:
     EDGE_DELAYS.inc()
 
 
-def _request_id() -> tuple[bytes, bytes]:
-    return (b"x-request-id", uuid.uuid4().hex.encode("ascii"))
-
-
 def headers_too_large(
     max_header_bytes: int, max_headers: int, default_headers: list[tuple[bytes, bytes]]
 ) -> bytes:
@@ -67,25 +64,35 @@ def headers_too_large(
     )
 
 
-def bad_request(default_headers: list[tuple[bytes, bytes]]) -> bytes:
+def bad_request(default_headers: list[tuple[bytes, bytes]], request_id: str = "") -> bytes:
     """A complete HTTP/1.1 400 response, for bytes the parser cannot read as a request,
-    that closes the connection."""
-    return _closing_answer(b"400 Bad Request", "bad-request", BAD_REQUEST_DETAIL, default_headers)
+    that closes the connection (with ``request_id``, or a new one)."""
+    return _closing_answer(
+        b"400 Bad Request", "bad-request", BAD_REQUEST_DETAIL, default_headers, request_id
+    )
 
 
-def request_timeout(body_timeout: float, default_headers: list[tuple[bytes, bytes]]) -> bytes:
-    """A complete HTTP/1.1 408 response that closes the connection."""
+def request_timeout(
+    body_timeout: float, default_headers: list[tuple[bytes, bytes]], request_id: str = ""
+) -> bytes:
+    """A complete HTTP/1.1 408 response that closes the connection (with ``request_id``,
+    or a new one)."""
     seconds = f"{body_timeout:g} second{'' if body_timeout == 1 else 's'}"
     return _closing_answer(
         b"408 Request Timeout",
         "request-timeout",
         f"The request's body must arrive within {seconds} of its headers.",
         default_headers,
+        request_id,
     )
 
 
 def _closing_answer(
-    status: bytes, slug: str, detail: str, default_headers: list[tuple[bytes, bytes]]
+    status: bytes,
+    slug: str,
+    detail: str,
+    default_headers: list[tuple[bytes, bytes]],
+    request_id: str = "",
 ) -> bytes:
     """A problem as a complete HTTP/1.1 response, written by the edge itself, that closes
     the connection."""
@@ -97,7 +104,7 @@ def _closing_answer(
         *default_headers,
         (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
         (b"content-length", str(len(payload)).encode()),
-        _request_id(),
+        (REQUEST_ID_HEADER, (request_id or new_request_id()).encode("ascii")),
         (b"connection", b"close"),
     ]
     lines += [name + b": " + value + b"\r\n" for name, value in headers]
@@ -124,6 +131,7 @@ def _closing_app(
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
     async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        request_id = request_id_for(sent_request_id(scope["headers"]))
         payload = problem_bytes(problem_body(slug, detail=detail, instance=scope.get("path")))
         await send(
             {
@@ -133,7 +141,7 @@ def _closing_app(
                     (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                     (b"content-length", str(len(payload)).encode()),
                     *extra_headers,
-                    _request_id(),
+                    (REQUEST_ID_HEADER, request_id.encode("ascii")),
                     (b"connection", b"close"),
                 ],
             }

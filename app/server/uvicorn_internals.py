@@ -37,6 +37,7 @@ from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
 from app.asgi_extensions import mark_answered_by_server
+from app.request_ids import request_id_for, sent_request_id
 from app.server import answers
 from app.server.addresses import Pace, counted_as, counts_of
 from app.server.edge_limits import EdgeLimits
@@ -311,16 +312,15 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         is), then the connection closes."""
         self.logger.warning("Invalid HTTP request received.")
         answers.refused(answers.BAD_REQUEST)
-        answer = answers.bad_request(self.server_state.default_headers)
         cycle = self.cycle
         if cycle is not None and cycle.more_body and not cycle.response_complete:
-            self._cut_short(cycle, answer)
+            self._cut_short(cycle)
         else:
-            self._close_with(answer)
+            self._close_with(answers.bad_request(self.server_state.default_headers))
 
-    def _cut_short(self, cycle: RequestResponseCycle, answer: bytes) -> None:
+    def _cut_short(self, cycle: RequestResponseCycle) -> None:
         """The parser stopped inside the body of ``cycle``'s request, so the rest of that
-        body never comes: it is ended (``_end_request``, with ``answer``), or answered the
+        body never comes: it is ended (``_end_request``, with a 400), or answered the
         same 400 when its turn comes behind another answer. Its app, left waiting for the
         body, would otherwise hold the connection until the client closed it."""
         self._body_timer.cancel()
@@ -331,7 +331,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 self.pipeline[position] = (cycle, answers.bad_request_app())  # type: ignore[assignment]
                 self._finish_then_close()
                 return
-        self._end_request(cycle, answer, 400)
+        self._end_request(cycle, 400, self._bad_request_answer)
 
     def close_after_answer(self) -> None:
         """uvicorn closes the connection after an answer that ends it: at once, unless the
@@ -483,31 +483,38 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._body_timer.arm()
             return
         answers.refused(answers.BODY_TIMEOUT)
-        self._end_request(
-            cycle,
-            answers.request_timeout(self.limits.body_timeout, self.server_state.default_headers),
-            408,
+        self._end_request(cycle, 408, self._request_timeout_answer)
+
+    def _bad_request_answer(self, request_id: str) -> bytes:
+        return answers.bad_request(self.server_state.default_headers, request_id)
+
+    def _request_timeout_answer(self, request_id: str) -> bytes:
+        return answers.request_timeout(
+            self.limits.body_timeout, self.server_state.default_headers, request_id
         )
 
-    def _end_request(self, cycle: RequestResponseCycle, answer: bytes, status: int) -> None:
+    def _end_request(
+        self, cycle: RequestResponseCycle, status: int, answer: Callable[[str], bytes]
+    ) -> None:
         """End the running request of ``cycle``, whose body will not all come, and its
         connection. An app that answered without the body: that answer ends, then the
-        connection. Otherwise the request is answered ``answer`` (one that closes the
-        connection) and the connection lingers; the app reads a disconnect (so that it
-        lets go of whatever it holds), and what it answers then is dropped; its scope
-        says it was answered ``status`` (``app/asgi_extensions.py``), which the app
-        records in place of a client's 499."""
+        connection. Otherwise the request is answered ``status`` (``answer``, given the
+        request's id, closes the connection) and the connection lingers; the app reads a
+        disconnect (so that it lets go of whatever it holds), and what it answers then is
+        dropped. Its scope says what it was answered (``app/asgi_extensions.py``), which
+        the app records in place of a client's 499, under the same request id."""
         if cycle.response_started:
             self._finish_then_close()
             return
         self._dead = True
-        mark_answered_by_server(cycle.scope, status)
+        request_id = request_id_for(sent_request_id(cycle.scope["headers"]))
+        mark_answered_by_server(cycle.scope, status, request_id)
         cycle.disconnected = True
         # Answered here: no 100 Continue is due (uvicorn writes one when the app first
         # reads, even once the client is gone, and the linger has ended the sending side).
         cycle.waiting_for_100_continue = False
         cycle.message_event.set()
-        self.transport.write(answer)
+        self.transport.write(answer(request_id))
         self._linger()
 
     # Output

@@ -185,7 +185,8 @@ async def test_a_request_the_server_answered_itself_is_recorded_with_that_status
 ) -> None:
     """The server answered the request while its body was being read (a broken body, a
     body that did not come in time) and tells the app the client is gone: the access line
-    says what the client was answered, not a client's 499 (app/asgi_extensions.py)."""
+    says what the client was answered, not a client's 499, under the request id the
+    client was answered (app/asgi_extensions.py)."""
     scope: dict[str, Any] = {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
@@ -204,7 +205,7 @@ async def test_a_request_the_server_answered_itself_is_recorded_with_that_status
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
-        mark_answered_by_server(scope, status)
+        mark_answered_by_server(scope, status, "answered-by-the-edge")
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
@@ -213,7 +214,7 @@ async def test_a_request_the_server_answered_itself_is_recorded_with_that_status
     with caplog.at_level(logging.INFO, logger="app.access"):
         await app(scope, receive, send)
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "app.access"]
-    assert [(line["path"], line["status"]) for line in lines] == [
-        ("/v1/calculations/final-scores", status)
+    assert [(line["path"], line["status"], line["request_id"]) for line in lines] == [
+        ("/v1/calculations/final-scores", status, "answered-by-the-edge")
     ]
     assert not any("client disconnected" in r.getMessage() for r in caplog.records)

@@ -78,7 +78,9 @@ def test_a_body_the_parser_stops_inside_is_a_400_at_once(tmp_path: Path, writes:
     """The app waited for the rest of the body, which never came: no answer, and the
     connection held until the client closed it (in one write, not even the body timeout
     ran)."""
-    head = _broken_post(b"/v1/calculations/gains")
+    head = _broken_post(b"/v1/calculations/gains").replace(
+        b"\r\n\r\n", b"\r\nX-Request-ID: broken-body-1\r\n\r\n"
+    )
     with edge_server(tmp_path, "bad-body") as server:
         sock = connect(server.port)
         if writes == "one write":
@@ -93,9 +95,14 @@ def test_a_body_the_parser_stops_inside_is_a_400_at_once(tmp_path: Path, writes:
         assert status_of(data) == 400, data[:200]
         assert head_of(data)["connection"] == "close"
         assert json.loads(data.partition(b"\r\n\r\n")[2])["type"].endswith("/bad-request")
+        # The client's own request id, as every other answer echoes it.
+        assert head_of(data)["x-request-id"] == "broken-body-1"
         # The app let go of the request; it is logged with the 400 the client was
-        # answered (not as a client's 499), and the server serves on.
-        assert _logged(server, _access_line("/v1/calculations/gains", 400)), server.log_tail()
+        # answered (not as a client's 499) and its id, and the server serves on.
+        line = _access_line("/v1/calculations/gains", 400) + '"duration_ms":'
+        assert _logged(server, line), server.log_tail()
+        logged = next(ln for ln in server.log_text().splitlines() if line in ln)
+        assert '"request_id":"broken-body-1"' in logged, logged
         assert '"status":499' not in server.log_text()
         assert status_of(ask(server.port, HEALTHZ)) == 200
 

@@ -113,7 +113,9 @@ def test_past_its_cap_an_address_gets_503_with_retry_after_then_nothing(tmp_path
         try:
             # The 6th to 10th from the same address are answered 503, then closed.
             answer = ask(
-                server.port, b"GET /healthz HTTP/1.1\r\nHost: edge\r\n\r\n", source="127.0.0.2"
+                server.port,
+                b"GET /healthz HTTP/1.1\r\nHost: edge\r\nX-Request-ID: capped-7\r\n\r\n",
+                source="127.0.0.2",
             )
             more = _hold(server.port, "127.0.0.2", 10)
             # Past twice the cap (the 11th on), closed without an answer.
@@ -130,6 +132,8 @@ def test_past_its_cap_an_address_gets_503_with_retry_after_then_nothing(tmp_path
         again = _served(server.port, "127.0.0.2")
     assert status_of(answer) == 503, answer[:300]
     assert head_of(answer)["retry-after"] == "3"
+    # The client's own request id, as every other answer echoes it.
+    assert head_of(answer)["x-request-id"] == "capped-7"
     problem = json.loads(answer.partition(b"\r\n\r\n")[2])
     assert problem["type"].endswith("/service-unavailable")
     assert "5 connections from one address" in problem["detail"]

@@ -37,10 +37,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from os import urandom
 from time import perf_counter
 from typing import Any
 
@@ -59,10 +57,11 @@ from app.api.platform.negotiation import Negotiation, not_acceptable_body
 from app.api.platform.request_log import RequestLog, route_template
 from app.api.platform.route_table import RouteTable
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes, unexpected_error_body
-from app.asgi_extensions import status_answered_by_server
+from app.asgi_extensions import answered_by_server
+from app.request_ids import HEADER as REQUEST_ID_HEADER
+from app.request_ids import request_id_for
 from app.settings import Settings, get_settings
 
-REQUEST_ID_HEADER = b"x-request-id"
 #: The status recorded (metrics, access log) for a request whose client went away before
 #: its answer could be delivered (nginx's convention; never sent on the wire).
 CLIENT_CLOSED_REQUEST = 499
@@ -72,8 +71,6 @@ error_logger = logging.getLogger("app.errors")
 Headers = list[tuple[bytes, bytes]]
 Handler = Callable[[Request, Exception], Any]
 
-# A client's id is echoed only when it is short and plainly printable: it lands in logs.
-_SANE_REQUEST_ID = re.compile(rb"[\x21-\x7e]{1,128}")
 _PROBLEM = PROBLEM_MEDIA_TYPE.encode()
 # The answer of a HEAD: its GET's head, then this in place of the GET's body.
 _HEAD_DONE: Message = {"type": "http.response.body", "body": b"", "more_body": False}
@@ -367,11 +364,7 @@ class Exchange:
         self.large_body_unread = chunked or (
             self.content_length is not None and self.content_length > front.max_body_bytes
         )
-        if client_id is not None and _SANE_REQUEST_ID.fullmatch(client_id):
-            self.request_id = client_id.decode("ascii")
-        else:
-            # 32 random hex digits, as secrets.token_hex(16) gives them.
-            self.request_id = urandom(16).hex()
+        self.request_id = request_id_for(client_id)
         self.request_id_header = (REQUEST_ID_HEADER, self.request_id.encode("ascii"))
         self.route: BaseRoute | None = None  # the route that serves it (a full match)
         self.status = 500
@@ -386,9 +379,13 @@ class Exchange:
 
     def status_of_the_cut(self) -> int:
         """The status to record for a request whose app was told the client left: the
-        one the server answered itself (a body that broke or did not come in time), or
-        a client's 499."""
-        return status_answered_by_server(self.scope) or CLIENT_CLOSED_REQUEST
+        one the server answered itself (a body that broke or did not come in time), with
+        the request id it answered, or a client's 499."""
+        answer = answered_by_server(self.scope)
+        if answer is None:
+            return CLIENT_CLOSED_REQUEST
+        self.request_id = answer.request_id
+        return answer.status
 
     def serve_as_get(self) -> None:
         """Serve this HEAD as its GET, and send none of the GET's body."""
