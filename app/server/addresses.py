@@ -4,7 +4,10 @@ cannot take a worker's every connection, nor its every turn of the event loop.
 A connection counts against its peer's address as the rate limits count a client
 (``app/api/platform/client_address.py``: an IPv6 peer by its /64); a peer among the operator's
 ``TRUSTED_PROXIES`` is not counted at all, since a proxy carries the connections of many
-clients. The counts live as long as the server that serves the connections.
+clients. A proxy's requests are paced by the client each comes from (its
+``X-Forwarded-For``, read as the rate limits read it), and refused past the rate rather
+than held: a request held would hold the proxy's connection, which the proxy shares among
+its clients. The counts live as long as the server that serves the connections.
 """
 
 from __future__ import annotations
@@ -37,6 +40,22 @@ class AddressCounts:
         """What paces the requests of a connection from ``key``: one request per
         ``interval`` seconds on average, and ``tolerance`` seconds' worth more at once."""
         return Pace(self, key, interval, tolerance)
+
+    def admit(self, key: str, now: float, interval: float, tolerance: float) -> float:
+        """0 when a request from ``key`` may start at ``now`` (and it is counted as
+        started), else the seconds until one may (and it is not counted): the pacing of
+        :class:`Pace`, with refusal in place of waiting."""
+        due_times = self.due_times
+        due = due_times.get(key, now)
+        if due < now:
+            due = now
+        start = due - tolerance
+        if start > now:
+            return start - now
+        due_times[key] = due + interval
+        if len(due_times) > self.sweep_above:
+            self.sweep(now)
+        return 0.0
 
     def sweep(self, now: float) -> None:
         """Drop the due times that no longer delay anyone."""
@@ -89,6 +108,32 @@ def counted_as(host: str | None, trusted_proxies: Sequence[str]) -> str | None:
     if address is None or is_trusted(address, _networks(tuple(trusted_proxies))):
         return None
     return address_key(address)
+
+
+def is_trusted_proxy(host: str | None, trusted_proxies: Sequence[str]) -> bool:
+    """Whether a connection from ``host`` comes from one of the operator's proxies."""
+    from app.api.platform.client_address import is_trusted, parse_address
+
+    address = parse_address(host) if host else None
+    return address is not None and is_trusted(address, _networks(tuple(trusted_proxies)))
+
+
+@lru_cache(maxsize=4096)
+def forwarded_client(
+    proxy: str, forwarded_for: tuple[str, ...], trusted_proxies: tuple[str, ...]
+) -> str | None:
+    """What a request that a trusted ``proxy`` forwarded counts against: the client its
+    ``X-Forwarded-For`` values name (as the rate limits read them; an IPv6 one by its /64),
+    or None when that is a trusted proxy itself (a request the proxy makes of its own,
+    such as a health check, or a header that names no client). Cached: a proxy forwards
+    the same few clients' requests over and over."""
+    from app.api.platform.client_address import address_key, client_ip, is_trusted
+
+    proxies = _networks(trusted_proxies)
+    client = client_ip(proxy, forwarded_for, proxies)
+    if client is None or is_trusted(client, proxies):
+        return None
+    return address_key(client)
 
 
 class Pace:

@@ -36,6 +36,7 @@ HEADER_TIMEOUT = "header-timeout"
 BODY_TIMEOUT = "body-timeout"
 BAD_REQUEST = "bad-request"
 SEND_TIMEOUT = "send-timeout"
+REQUEST_RATE = "request-rate"
 
 BAD_REQUEST_DETAIL = (
     "The request is not valid HTTP/1.1: its request line, a header or its framing "
@@ -115,19 +116,33 @@ def service_unavailable(detail: str, retry_after_seconds: int) -> ASGIApp:
     """The app a connection past a limit is served by: one 503 saying ``detail``, then
     close."""
     retry_after = (b"retry-after", str(retry_after_seconds).encode())
-    return _closing_app(503, "service-unavailable", detail, [retry_after])
+    return _problem_app(503, "service-unavailable", detail, [retry_after])
 
 
 def bad_request_app() -> ASGIApp:
     """The app a request is served by when the parser stopped inside its body while it
     waited behind another answer: the 400 of :func:`bad_request`, its body never read."""
-    return _closing_app(400, "bad-request", BAD_REQUEST_DETAIL, [])
+    return _problem_app(400, "bad-request", BAD_REQUEST_DETAIL, [])
 
 
-def _closing_app(
-    status: int, slug: str, detail: str, extra_headers: list[tuple[bytes, bytes]]
+def too_many_requests(detail: str, retry_after_seconds: int) -> ASGIApp:
+    """The app a request over its client's rate is served by, when it may not wait (one
+    a trusted proxy forwarded): a 429 saying ``detail``, the connection kept open (the
+    proxy's, which carries other clients' requests too)."""
+    retry_after = (b"retry-after", str(retry_after_seconds).encode())
+    return _problem_app(429, "too-many-requests", detail, [retry_after], close=False)
+
+
+def _problem_app(
+    status: int,
+    slug: str,
+    detail: str,
+    extra_headers: list[tuple[bytes, bytes]],
+    close: bool = True,
 ) -> ASGIApp:
-    """An app that answers one problem and asks for the connection to close."""
+    """An app that answers one problem and asks for the connection to close (unless not
+    ``close``); it reads none of the request's body."""
+    ending = [(b"connection", b"close")] if close else []
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
     async def answer(scope: Scope, receive: Receive, send: Send) -> None:
@@ -142,7 +157,7 @@ def _closing_app(
                     (b"content-length", str(len(payload)).encode()),
                     *extra_headers,
                     (REQUEST_ID_HEADER, request_id.encode("ascii")),
-                    (b"connection", b"close"),
+                    *ending,
                 ],
             }
         )

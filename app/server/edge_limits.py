@@ -51,6 +51,14 @@ class EdgeLimits:
         start at once: the burst, less the one request that is due now."""
         return self.request_interval * (self.request_burst_per_address - 1)
 
+    @functools.cached_property
+    def request_rate_detail(self) -> str:
+        """What a client refused past its request rate is told."""
+        return (
+            f"Too many requests from this client: at most {self.request_burst_per_address} "
+            f"at once, then {self.request_rate_per_address:g} a minute."
+        )
+
     @classmethod
     def defaults(cls) -> EdgeLimits:
         """The bounds the settings give (the environment's, else their defaults), for a

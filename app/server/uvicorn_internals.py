@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 from asyncio import TimerHandle
 from collections.abc import Callable
+from math import ceil
 from time import monotonic
 from typing import Any
 
@@ -39,7 +40,13 @@ from uvicorn.supervisors import Multiprocess
 from app.asgi_extensions import mark_answered_by_server
 from app.request_ids import request_id_for, sent_request_id
 from app.server import answers
-from app.server.addresses import Pace, counted_as, counts_of
+from app.server.addresses import (
+    Pace,
+    counted_as,
+    counts_of,
+    forwarded_client,
+    is_trusted_proxy,
+)
 from app.server.edge_limits import EdgeLimits
 from app.server.request_heads import Deadline, RequestHead
 
@@ -137,6 +144,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         "_linger_left",
         "_linger_timer",
         "_pace",
+        "_proxied",
         "_refusal",
         "_send_timer",
         "_shed",
@@ -166,6 +174,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._shed: str | None = None
         self._address: str | None = None  # what it counts against, once counted
         self._pace: Pace | None = None  # its address's request rate, if it has one
+        # From a trusted proxy, whose requests are paced by the client each names.
+        self._proxied = False
         # The head (request line and headers) of the next request being read.
         self._head = RequestHead(self.limits.max_header_bytes, self.limits.max_headers)
         limits, loop = self.limits, self.loop
@@ -206,6 +216,10 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         elif self._address is not None and limits.request_interval:
             self._pace = counts.pace(
                 self._address, limits.request_interval, limits.request_tolerance
+            )
+        elif self._address is None and limits.request_interval:
+            self._proxied = is_trusted_proxy(
+                self.client[0] if self.client else None, limits.trusted_proxies
             )
         # uvicorn arms its keep-alive timer only after a first answer: a connection that
         # never sends anything would be held forever.
@@ -397,7 +411,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         """Start a request's app when its address's request rate allows: a request past
         it waits its turn on a timer, its body read meanwhile (and no further request of
         the connection, which waits behind it), rather than being refused, so that a
-        client flooding requests spends a timer, not the worker's loop."""
+        client flooding requests spends a timer, not the worker's loop. A request that a
+        trusted proxy forwarded is paced by its client, and answered 429 past the rate:
+        waiting, it would hold the proxy's connection, which carries other clients' too."""
         pace = self._pace
         if pace is not None:
             # The monotonic clock, not the loop's time(): one call less per request, and
@@ -407,7 +423,29 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 answers.delayed()
                 self._start_timer = self.loop.call_later(delay, self._start_in_turn, cycle, app)
                 return
+        elif self._proxied:
+            wait = self._forwarded_client_wait(cycle)
+            if wait:
+                answers.refused(answers.REQUEST_RATE)
+                limits = self.limits
+                app = answers.too_many_requests(limits.request_rate_detail, max(1, ceil(wait)))
         HttpToolsProtocol._start_asgi_task(self, cycle, app)
+
+    def _forwarded_client_wait(self, cycle: RequestResponseCycle) -> float:
+        """0 when the client a trusted proxy forwarded ``cycle``'s request for may have it
+        started now (it is counted), else the seconds until it may."""
+        forwarded = tuple(
+            value.decode("latin-1")
+            for name, value in cycle.scope["headers"]
+            if name == b"x-forwarded-for"
+        )
+        limits = self.limits
+        assert self.client is not None  # a trusted proxy has an address
+        client = forwarded_client(self.client[0], forwarded, limits.trusted_proxies)
+        if client is None:
+            return 0.0
+        counts = counts_of(self.server_state)
+        return counts.admit(client, monotonic(), limits.request_interval, limits.request_tolerance)
 
     def _start_in_turn(self, cycle: RequestResponseCycle, app: Any) -> None:
         self._start_timer = None

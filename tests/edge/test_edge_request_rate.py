@@ -185,6 +185,47 @@ def test_a_trusted_proxy_is_not_paced(tmp_path: Path) -> None:
     assert after == before
 
 
+def test_a_trusted_proxys_clients_are_paced_each_and_refused_past_the_rate(
+    tmp_path: Path,
+) -> None:
+    """Behind a trusted proxy every client shares the proxy's connections, so the edge
+    paces each client the proxy names, and refuses (429), rather than holds, a request
+    past its rate: one held would hold a connection that carries other clients too."""
+    env = {
+        "REQUEST_RATE_PER_ADDRESS": "60",  # one a second
+        "REQUEST_BURST_PER_ADDRESS": "3",
+        "TRUSTED_PROXIES": "127.0.0.4/32",
+    }
+
+    def via(client: str) -> dict[str, str]:
+        return {"X-Forwarded-For": client}
+
+    with edge_server(tmp_path, "proxied", **env) as server, _client(server, "127.0.0.4") as proxy:
+        burst = [proxy.get(ROUTE, headers=via("203.0.113.7")).status_code for _ in range(3)]
+        refused = proxy.get(ROUTE, headers={**via("203.0.113.7"), "X-Request-ID": "paced-1"})
+        # What the client wrote into the header itself does not make it another client.
+        spoofed = proxy.get(ROUTE, headers=via("198.51.100.1, 203.0.113.7"))
+        # The connection stays open for the proxy's other clients, and its own requests.
+        other = proxy.get(ROUTE, headers=via("203.0.113.8"))
+        own = [proxy.get(ROUTE).status_code for _ in range(5)]
+        time.sleep(1.2)
+        again = proxy.get(ROUTE, headers=via("203.0.113.7"))
+        metrics = httpx.get(f"{server.base_url}/metrics").text
+    assert burst == [200, 200, 200]
+    assert refused.status_code == 429, refused.text
+    assert refused.headers["retry-after"] == "1"
+    assert refused.headers["x-request-id"] == "paced-1"
+    assert "connection" not in refused.headers
+    problem = refused.json()
+    assert problem["type"].endswith("/too-many-requests")
+    assert "at most 3 at once, then 60 a minute" in problem["detail"]
+    assert spoofed.status_code == 429
+    assert other.status_code == 200
+    assert own == [200] * 5
+    assert again.status_code == 200
+    assert 'http_edge_refusals_total{reason="request-rate"} 2.0' in metrics
+
+
 def test_pipelined_requests_are_paced_one_after_another_and_all_answered(
     tmp_path: Path,
 ) -> None:

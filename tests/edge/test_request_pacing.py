@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.server.addresses import AddressCounts
+from app.server.addresses import AddressCounts, forwarded_client
 from app.server.edge_limits import EdgeLimits
 
 INTERVAL = 0.1  # 600 a minute
@@ -105,3 +105,68 @@ def test_the_settings_give_the_interval_and_the_tolerance() -> None:
 
 def _about(value: float) -> object:
     return pytest.approx(value, abs=1e-9)
+
+
+# A client behind a trusted proxy: refused past the rate, never held (AddressCounts.admit).
+
+
+def test_a_forwarded_client_past_its_burst_is_refused_and_not_counted() -> None:
+    counts = AddressCounts()
+    waits = [counts.admit("c", 10.0, INTERVAL, TOLERANCE) for _ in range(BURST + 2)]
+    assert waits[:BURST] == [0.0] * BURST
+    # The next would start one interval on; refused, it uses up nothing of the rate.
+    assert waits[BURST:] == [_about(INTERVAL), _about(INTERVAL)]
+    assert counts.admit("c", 10.0 + INTERVAL, INTERVAL, TOLERANCE) == 0.0
+    assert counts.admit("c", 10.0 + INTERVAL, INTERVAL, TOLERANCE) == _about(INTERVAL)
+    assert counts.admit("other", 10.0 + INTERVAL, INTERVAL, TOLERANCE) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gaps=st.lists(st.floats(min_value=0.0, max_value=0.5), min_size=1, max_size=80),
+    burst=st.integers(min_value=1, max_value=10),
+)
+def test_no_sequence_of_forwarded_requests_admits_more_than_the_burst_and_the_rate(
+    gaps: list[float], burst: int
+) -> None:
+    """Whenever they arrive, the requests admitted by any time t from the first are at
+    most the burst plus t's worth of the rate; a refused one is told a wait after which
+    it would be admitted."""
+    counts = AddressCounts()
+    tolerance = INTERVAL * (burst - 1)
+    admitted = []
+    for arrival in itertools.accumulate(gaps, initial=1000.0):
+        wait = counts.admit("c", arrival, INTERVAL, tolerance)
+        assert wait >= 0.0
+        if wait == 0.0:
+            admitted.append(arrival)
+        else:
+            probe = AddressCounts()
+            probe.due_times = dict(counts.due_times)
+            assert probe.admit("c", arrival + wait + 1e-9, INTERVAL, tolerance) == 0.0
+    first = admitted[0]
+    for end in admitted:
+        count = sum(1 for start in admitted if start <= end)
+        assert count <= burst + (end - first) / INTERVAL + 1e-6
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "client"),
+    [
+        (("203.0.113.7",), "203.0.113.7"),
+        # What a client writes into the header itself is left of what the proxy appended.
+        (("198.51.100.1, 203.0.113.7",), "203.0.113.7"),
+        (("198.51.100.1", "203.0.113.7"), "203.0.113.7"),
+        # Another trusted proxy on the way is skipped.
+        (("203.0.113.7, 10.0.0.9",), "203.0.113.7"),
+        # An IPv6 client counts by its /64.
+        (("2001:db8:1:2::99",), "2001:db8:1:2::/64"),
+        # The proxy's own requests (no header, or only trusted hops) are not paced.
+        ((), None),
+        (("10.0.0.9",), None),
+    ],
+)
+def test_a_forwarded_request_counts_against_the_client_its_proxy_names(
+    forwarded: tuple[str, ...], client: str | None
+) -> None:
+    assert forwarded_client("10.0.0.4", forwarded, ("10.0.0.0/24",)) == client
