@@ -118,15 +118,28 @@ def is_trusted_proxy(host: str | None, trusted_proxies: Sequence[str]) -> bool:
     return address is not None and is_trusted(address, _networks(tuple(trusted_proxies)))
 
 
-@lru_cache(maxsize=4096)
+# The longest X-Forwarded-For (all its values) whose client is cached: a proxy's usual
+# header names a client or two, and a longer one, which a client can make unique on every
+# request, would fill the cache with what no later request asks for.
+_CACHED_FORWARDED_CHARS = 128
+
+
 def forwarded_client(
     proxy: str, forwarded_for: tuple[str, ...], trusted_proxies: tuple[str, ...]
 ) -> str | None:
     """What a request that a trusted ``proxy`` forwarded counts against: the client its
     ``X-Forwarded-For`` values name (as the rate limits read them; an IPv6 one by its /64),
     or None when that is a trusted proxy itself (a request the proxy makes of its own,
-    such as a health check, or a header that names no client). Cached: a proxy forwards
-    the same few clients' requests over and over."""
+    such as a health check, or a header that names no client). Cached for a short
+    header: a proxy forwards the same few clients' requests over and over."""
+    if sum(map(len, forwarded_for)) <= _CACHED_FORWARDED_CHARS:
+        return _cached_forwarded_client(proxy, forwarded_for, trusted_proxies)
+    return _forwarded_client(proxy, forwarded_for, trusted_proxies)
+
+
+def _forwarded_client(
+    proxy: str, forwarded_for: tuple[str, ...], trusted_proxies: tuple[str, ...]
+) -> str | None:
     from app.api.platform.client_address import address_key, client_ip, is_trusted
 
     proxies = _networks(trusted_proxies)
@@ -134,6 +147,10 @@ def forwarded_client(
     if client is None or is_trusted(client, proxies):
         return None
     return address_key(client)
+
+
+# At most this many headers' clients (each header at most _CACHED_FORWARDED_CHARS long).
+_cached_forwarded_client = lru_cache(maxsize=1024)(_forwarded_client)
 
 
 class Pace:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.server.addresses import AddressCounts, forwarded_client
+from app.server.addresses import AddressCounts, _cached_forwarded_client, forwarded_client
 from app.server.edge_limits import EdgeLimits
 
 INTERVAL = 0.1  # 600 a minute
@@ -170,3 +170,14 @@ def test_a_forwarded_request_counts_against_the_client_its_proxy_names(
     forwarded: tuple[str, ...], client: str | None
 ) -> None:
     assert forwarded_client("10.0.0.4", forwarded, ("10.0.0.0/24",)) == client
+
+
+def test_a_long_forwarded_header_is_read_but_not_cached() -> None:
+    """A client can make the part of the header it writes itself different on every
+    request: a long header is not kept, so such requests cannot fill the cache."""
+    junk = ", ".join(f"198.51.{n // 256}.{n % 256}" for n in range(40))
+    before = _cached_forwarded_client.cache_info().currsize
+    for number in range(50):
+        forwarded = (f"{junk}, 192.0.2.{number}, 203.0.113.7",)
+        assert forwarded_client("10.0.0.4", forwarded, ("10.0.0.0/24",)) == "203.0.113.7"
+    assert _cached_forwarded_client.cache_info().currsize == before
