@@ -195,6 +195,13 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
     if wanted("request-flood"):
         with serve(tree, workdir, name="request-flood") as (port, proc, _):
             step("request-flood", lambda: request_flood(port, proc.pid, workdir))
+    if wanted("proxied-flood"):
+        proxy = {"TRUSTED_PROXIES": "127.0.0.1/32"}
+        with serve(tree, workdir, name="proxied-flood", env=proxy) as (port, proc, _):
+            step(
+                "proxied-flood",
+                lambda: request_flood(port, proc.pid, workdir, forwarded_for="203.0.113.7"),
+            )
     if wanted("guessable-idempotency-key"):
         with serve(tree, workdir, name="weak-key") as (port, _p, _):
             step("guessable-idempotency-key", lambda: guessable_idempotency_key(port))

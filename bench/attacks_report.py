@@ -39,6 +39,9 @@ DESCRIPTIONS = {
     "request-flood": "one address (127.0.0.1) reads its own game with its token as fast as "
     "64 connections go (wrk, 15 s); meanwhile another address (127.0.0.3) reads (GET) and "
     "changes (a faith change) two other games one request after the other; defaults",
+    "proxied-flood": "the request flood, forwarded: 127.0.0.1 is a trusted proxy "
+    "(TRUSTED_PROXIES=127.0.0.1/32) and every request of the flood names one client "
+    "(X-Forwarded-For: 203.0.113.7); the other address (127.0.0.3) connects directly",
     "guessable-idempotency-key": "a game created with Idempotency-Key "
     "`aaaaaaaaaaaaaaaaaaaaaa`; a stranger (127.0.0.3) sends the same key and body",
     "player-flips": "player p1 flips their own period I decision 60 times (defaults), then "

@@ -170,20 +170,25 @@ def stream_replays(port: int, pid: int) -> dict[str, Any]:
     return figures
 
 
-def request_flood(port: int, pid: int, workdir: Path, seconds: int = 15) -> dict[str, Any]:
+def request_flood(
+    port: int, pid: int, workdir: Path, seconds: int = 15, forwarded_for: str | None = None
+) -> dict[str, Any]:
     """One address (127.0.0.1) floods reads of its own game with its token, as fast as
     64 connections go (wrk), while another address (127.0.0.3) reads and changes two
     other games one request after the other: what each got, and the CPU the server
-    process spent meanwhile. The games are created from a third address (127.0.0.2): a
-    connection of the flood's own address, closed a moment before the flood's 64 open,
-    can still count against its connection cap (64), and one of them be refused."""
+    process spent meanwhile. With ``forwarded_for``, 127.0.0.1 is a trusted proxy (the
+    server's TRUSTED_PROXIES) forwarding the flood for that client. The games are created
+    from a third address (127.0.0.2): a connection of the flood's own address, closed a
+    moment before the flood's 64 open, can still count against its connection cap (64),
+    and one of them be refused."""
     base_url = f"http://127.0.0.1:{port}"
     target, *others = create_games(base_url, 3, source="127.0.0.2")
     games = workdir / f"flood-{port}.lua"
     write_lua_data([[target.id, target.host_token, []]], games)
     cpu_before = sum(cpu_seconds(pid))
     with Victims(base_url, others, source="127.0.0.3") as victims:
-        flood = run_wrk(base_url, "get_game.lua", [str(games)], 64, seconds)
+        script_args = [str(games)] + (["", forwarded_for] if forwarded_for else [])
+        flood = run_wrk(base_url, "get_game.lua", script_args, 64, seconds)
     figures: dict[str, Any] = {
         "flood_answered": flood.requests,
         "flood_answered_per_s": round(flood.rps),

@@ -230,6 +230,9 @@ CYCLE_ATTRIBUTES = {
     "more_body",
     "response_complete",
     "response_started",
+    # Its request's headers (the client's X-Request-ID, X-Forwarded-For) and the ASGI
+    # extension the edge leaves for the app (app/asgi_extensions.py).
+    "scope",
     "transport",
     "waiting_for_100_continue",
 }
