@@ -125,12 +125,14 @@ def bad_request_app() -> ASGIApp:
     return _problem_app(400, "bad-request", BAD_REQUEST_DETAIL, [])
 
 
-def too_many_requests(detail: str, retry_after_seconds: int) -> ASGIApp:
+def too_many_requests(detail: str, retry_after_seconds: int, close: bool) -> ASGIApp:
     """The app a request over its client's rate is served by, when it may not wait (one
-    a trusted proxy forwarded): a 429 saying ``detail``, the connection kept open (the
-    proxy's, which carries other clients' requests too)."""
+    a trusted proxy forwarded): a 429 saying ``detail``. The connection (the proxy's,
+    which carries other clients' requests too) is kept open unless ``close``: for a
+    request with a body, which the server would otherwise read to its end, however long,
+    and drop."""
     retry_after = (b"retry-after", str(retry_after_seconds).encode())
-    return _problem_app(429, "too-many-requests", detail, [retry_after], close=False)
+    return _problem_app(429, "too-many-requests", detail, [retry_after], close=close)
 
 
 def _problem_app(

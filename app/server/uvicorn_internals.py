@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 from asyncio import TimerHandle
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from math import ceil
 from time import monotonic
 from typing import Any
@@ -123,6 +123,14 @@ def answer_in_one_write(
     protocol.cycle.transport = OneWriteAnswer(  # type: ignore[assignment]
         protocol.transport, hold=hold, close=close
     )
+
+
+def _declares_a_body(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether a request with ``headers`` has a body to come (chunked, or a length)."""
+    for name, value in headers:
+        if name == b"transfer-encoding" or (name == b"content-length" and value.strip(b" 0")):
+            return True
+    return False
 
 
 class _Refused(Exception):
@@ -427,8 +435,9 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             wait = self._forwarded_client_wait(cycle)
             if wait:
                 answers.refused(answers.REQUEST_RATE)
-                limits = self.limits
-                app = answers.too_many_requests(limits.request_rate_detail, max(1, ceil(wait)))
+                detail, retry_after = self.limits.request_rate_detail, max(1, ceil(wait))
+                body = _declares_a_body(cycle.scope["headers"])
+                app = answers.too_many_requests(detail, retry_after, close=body)
         HttpToolsProtocol._start_asgi_task(self, cycle, app)
 
     def _forwarded_client_wait(self, cycle: RequestResponseCycle) -> float:

@@ -5,6 +5,7 @@ loopback addresses (127.0.0.2, 127.0.0.3, ...)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -224,6 +225,51 @@ def test_a_trusted_proxys_clients_are_paced_each_and_refused_past_the_rate(
     assert own == [200] * 5
     assert again.status_code == 200
     assert 'http_edge_refusals_total{reason="request-rate"} 2.0' in metrics
+
+
+def test_a_proxied_request_refused_with_a_body_to_come_closes_its_connection(
+    tmp_path: Path,
+) -> None:
+    """Kept open, the connection would have the server read the refused request's body
+    to its end and drop it, however large it was declared (here 1 GB, sent as fast as
+    loopback goes), until the body timeout."""
+    env = {
+        "REQUEST_RATE_PER_ADDRESS": "60",
+        "REQUEST_BURST_PER_ADDRESS": "1",
+        "TRUSTED_PROXIES": "127.0.0.4/32",
+        "BODY_TIMEOUT_SECONDS": "20",
+    }
+    head = (
+        b"PUT /v1/games/g/faith HTTP/1.1\r\nHost: edge\r\nX-Forwarded-For: 203.0.113.9\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
+    )
+    with edge_server(tmp_path, "proxied-body", **env) as server:
+        with _client(server, "127.0.0.4") as proxy:
+            first = proxy.get(ROUTE, headers={"X-Forwarded-For": "203.0.113.9"})
+        sock = connect(server.port, source="127.0.0.4")
+        sock.sendall(head)
+        start = time.monotonic()
+        sent, closed = 0, False
+        chunk = b"x" * 65536
+        sock.settimeout(0.5)
+        while time.monotonic() - start < 10.0:
+            try:
+                sock.sendall(chunk)
+                sent += len(chunk)
+            except OSError:
+                closed = True
+                break
+        answer = b""
+        with contextlib.suppress(OSError):
+            answer = sock.recv(65536)
+        sock.close()
+        took = time.monotonic() - start
+    assert first.status_code == 200
+    assert closed, f"still reading after {took:.1f} s and {sent} bytes"
+    # The edge's linger drops at most 1 MiB (linger_bytes) before it closes.
+    assert sent < 64 * 1024 * 1024, sent
+    if answer:
+        assert status_of(answer) == 429, answer[:200]
 
 
 def test_pipelined_requests_are_paced_one_after_another_and_all_answered(
