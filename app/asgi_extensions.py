@@ -39,4 +39,4 @@ def answered_by_server(scope: MutableMapping[str, Any]) -> ServerAnswer | None:
     answer = extensions.get(ANSWERED_BY_SERVER)
     if answer is None:
         return None
-    return ServerAnswer(int(answer["status"]), str(answer["request_id"]))
+    return ServerAnswer(answer["status"], answer["request_id"])

