@@ -3,6 +3,7 @@ body gets the standard library's answer, value or error (``app/api/platform/json
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from typing import Any
@@ -10,8 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from starlette.requests import ClientDisconnect
 
-from app.api.platform.json_bodies import _reference_loads, strict_loads
+from app.api.platform.json_bodies import StrictJSONRequest, _reference_loads, strict_loads
 from tests.settings import examples
 from tests.support.probes import rss_mib
 
@@ -83,3 +85,39 @@ def test_the_parsers_string_cache_stays_bounded_whatever_clients_send() -> None:
         key = f"{n:060d}"
         strict_loads(f'{{"{key}": "{key[::-1]}"}}'.encode())
     assert rss_mib(os.getpid()) - before < 12
+
+
+def _request_of(*messages: dict[str, Any]) -> StrictJSONRequest:
+    """A request whose server hands over ``messages`` in turn."""
+    queue = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        return queue.pop(0)
+
+    return StrictJSONRequest({"type": "http", "method": "POST", "headers": []}, receive)
+
+
+def test_a_body_in_several_parts_is_read_whole_and_streamed_as_read() -> None:
+    async def read() -> tuple[bytes, bytes, Any]:
+        request = _request_of(
+            {"type": "http.request", "body": b'{"a"', "more_body": True},
+            {"type": "http.request", "body": b"", "more_body": True},
+            {"type": "http.request", "body": b": 1}", "more_body": False},
+        )
+        body = await request.body()
+        streamed = b"".join([chunk async for chunk in request.stream()])
+        return body, streamed, await request.json()
+
+    assert asyncio.run(read()) == (b'{"a": 1}', b'{"a": 1}', {"a": 1})
+
+
+def test_a_client_gone_before_its_body_ends_is_a_client_disconnect() -> None:
+    async def read() -> bytes:
+        request = _request_of(
+            {"type": "http.request", "body": b'{"a"', "more_body": True},
+            {"type": "http.disconnect"},
+        )
+        return await request.body()
+
+    with pytest.raises(ClientDisconnect):
+        asyncio.run(read())

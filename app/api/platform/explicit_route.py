@@ -122,8 +122,9 @@ def explicit_handler(endpoint: Callable[..., Any], path: str, where: str) -> Han
     async def handler(request: StrictJSONRequest) -> Response:
         body: Any = Undefined
         if body_value is not None:
-            check_media_type(request.headers.get("content-type"))
-            body = await read_body(request)
+            content_type = request.headers.get("content-type")
+            check_media_type(content_type)
+            body = await read_body(request, content_type)
         values: dict[str, Any] = {}
         errors: list[Any] = []
         for dependency in dependencies:
