@@ -3,6 +3,7 @@ master."""
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any
 
@@ -48,10 +49,24 @@ class EdgeConfig(Config):
                 if self.metrics_dir is not None:
                     remove_metrics_dir(self.metrics_dir)
                 os._exit(0)
-        super().load()
+        super().load()  # once a process: uvicorn refuses a second load
+        freeze_the_heap()
         if worker and self.metrics_dir is not None:
             assert self.master_pid is not None
             self.loaded_app = OrphanCleanup(self.loaded_app, self.metrics_dir, self.master_pid)
+
+
+def freeze_the_heap() -> None:
+    """Leave what the app's import made (its modules, routes, schemas, validators: most of
+    what a worker holds) out of every later collection of the garbage collector.
+
+    A full collection walks every object it tracks, and it holds the event loop while it
+    does: with the app's heap in it, each one held every request of the worker for tens of
+    milliseconds (bench/RESULTS.md, seventeenth round). What is frozen is never collected,
+    so the garbage made so far is collected first; the app's objects live as long as the
+    process anyway."""
+    gc.collect()
+    gc.freeze()
 
 
 class OrphanCleanup:
