@@ -95,7 +95,7 @@ def render_markdown(figures: dict[str, Any], command: str) -> str:
             "",
             "GET /healthz, one worker, same app; wrk with one thread; best of the rounds,",
             "the two servers interleaved. `plain-httptools` is uvicorn's own httptools",
-            "protocol, `edge` the bounded subclass of `app/server/protocol.py`.",
+            "protocol, `edge` the bounded subclass of `app/server/uvicorn_internals.py`.",
             "",
             "| server | connections | best req/s | median req/s | every round |",
             "| --- | --- | --- | --- | --- |",

@@ -1,5 +1,5 @@
 """What the edge costs: requests/s on GET /healthz of uvicorn's own httptools protocol
-and of the edge's bounded subclass (``app/server/protocol.py``), same app, one worker;
+and of the edge's bounded subclass (``app/server/uvicorn_internals.py``), same app, one worker;
 for bench/ATTACKS.md."""
 
 from __future__ import annotations

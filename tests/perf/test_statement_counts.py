@@ -39,7 +39,7 @@ PINNED: dict[str, dict[str, int]] = {
         "getGameNotModified": 1,  # SELECT the version
         "getReport": 1,  # SELECT the state
         # The first change a token makes in a process: its admission reads the game's token
-        # hashes once (a SELECT on the loop, as a 304's; app/api/admission.py), then BEGIN
+        # hashes once (a SELECT on the loop, as a 304's; app/api/platform/admission.py), then BEGIN
         # IMMEDIATE; SELECT (locked); UPDATE games; INSERT events. Later changes by that
         # token: the last four.
         "setPlayerFaith": 5,
