@@ -24,7 +24,9 @@ def purge(argv: Sequence[str], settings: Settings | None = None) -> int:
             "when the service's own sweep is off (RETENTION_SWEEP_SECONDS=0)."
         ),
     ).parse_args(argv)
-    db = Database(settings.database_url, pool_size=1)
+    db = Database(
+        settings.database_url, pool_size=1, sqlite_synchronous=settings.sqlite_synchronous
+    )
     retention = Retention(
         db,
         retention_days=settings.game_retention_days,

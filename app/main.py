@@ -92,6 +92,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             statement_ms=settings.db_statement_timeout_ms,
             hold_ms=settings.db_hold_timeout_ms,
         ),
+        sqlite_synchronous=settings.sqlite_synchronous,
     )
 
     @asynccontextmanager

@@ -11,6 +11,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: The event loops a worker can serve on (``EVENT_LOOP``).
 EventLoop = Literal["asyncio", "uvloop"]
+#: When SQLite syncs a commit to disk (``SQLITE_SYNCHRONOUS``; SQLite's own names).
+SqliteSynchronous = Literal["normal", "full"]
 
 
 class Settings(BaseSettings):
@@ -51,6 +53,11 @@ class Settings(BaseSettings):
     db_pool_timeout_ms: int = Field(default=3000, ge=1)
     db_connect_timeout_s: int = Field(default=2, ge=2)  # libpq's minimum is 2
     db_lock_timeout_ms: int = Field(default=2000, ge=1)  # PostgreSQL and SQLite
+    # When a SQLite change is on disk (docs/scaling.md, "What a crash can lose"): "normal"
+    # syncs the write-ahead log at its checkpoints, so that a killed process loses no
+    # acknowledged change but a power loss or an OS crash may lose the last ones; "full"
+    # syncs it at every commit, so that none is lost, at a cost measured in bench/RESULTS.md.
+    sqlite_synchronous: SqliteSynchronous = "normal"
     db_statement_timeout_ms: int = Field(default=3000, ge=1)  # PostgreSQL
     db_hold_timeout_ms: int = Field(default=5000, ge=1)  # PostgreSQL, client side
     readyz_timeout_ms: int = Field(default=1000, ge=1)

@@ -14,6 +14,8 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 # Execution option carried by the engine that write transactions use on SQLite.
 SQLITE_BEGIN = "vr_sqlite_begin"
+#: SQLite's ``synchronous`` for each value of ``SQLITE_SYNCHRONOUS``.
+_SYNCHRONOUS = {"normal": "NORMAL", "full": "FULL"}
 #: SQLite page cache per connection, KiB (see ``on_sqlite_connect``).
 SQLITE_CACHE_KIB = 256
 
@@ -64,7 +66,11 @@ def libpq_conninfo(url: str) -> str:
 
 
 def on_sqlite_connect(
-    dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry, *, busy_timeout_ms: int
+    dbapi_connection: sqlite3.Connection,
+    _record: ConnectionPoolEntry,
+    *,
+    busy_timeout_ms: int,
+    synchronous: str = "normal",
 ) -> None:
     # Autocommit at the driver level: a transaction sends its BEGIN itself (begin_on_sqlite).
     dbapi_connection.isolation_level = None
@@ -72,7 +78,8 @@ def on_sqlite_connect(
     try:
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
+        # WAL: "normal" syncs the log at checkpoints, "full" at every commit (settings.py).
+        cursor.execute(f"PRAGMA synchronous = {_SYNCHRONOUS[synchronous]}")
         cursor.execute("PRAGMA foreign_keys = ON")
         # 256 KiB of page cache per pooled connection instead of SQLite's 2 MiB: the file's
         # pages stay in the OS page cache anyway, and five connections' caches were the

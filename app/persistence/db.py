@@ -96,6 +96,7 @@ class Database:
         pool_size: int = 10,
         echo: bool = False,
         timeouts: DatabaseTimeouts | None = None,
+        sqlite_synchronous: str = "normal",
     ) -> None:
         self.url = normalize_url(url)
         self.timeouts = timeouts = timeouts or DatabaseTimeouts()
@@ -128,7 +129,11 @@ class Database:
             )
             _install_watchdog(self.engine, self.watchdog)
         if self.dialect_name == "sqlite":
-            on_connect = partial(on_sqlite_connect, busy_timeout_ms=timeouts.lock_ms)
+            on_connect = partial(
+                on_sqlite_connect,
+                busy_timeout_ms=timeouts.lock_ms,
+                synchronous=sqlite_synchronous,
+            )
             event.listen(self.engine, "connect", on_connect)
             write_engine = self.engine.execution_options(**{SQLITE_BEGIN: "immediate"})
         self._write_engine = write_engine

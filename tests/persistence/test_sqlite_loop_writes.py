@@ -13,12 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+from app.main import create_app
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.storage import StorageUnavailable, WouldWait
+from app.settings import Settings
 
 # Long enough that a wait for it could not pass for a refusal at once.
 LOCK_MS = 3000
@@ -92,6 +95,35 @@ def test_units_within_running_share_the_loops_connection_and_not_a_threads(
         assert id(connection.connection.driver_connection) not in inside
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == LOCK_MS
     assert _count(database) == 1
+
+
+@pytest.mark.parametrize(("setting", "pragma"), [("normal", 1), ("full", 2)])
+def test_sqlite_synchronous_holds_on_the_loops_connection_and_a_threads(
+    tmp_path: Path, setting: str, pragma: int
+) -> None:
+    # SQLITE_SYNCHRONOUS: "full" syncs the log at every commit, on whichever connection
+    # the change commits (docs/scaling.md, "What a crash can lose").
+    database = Database(f"sqlite:///{tmp_path / 'sync.db'}", sqlite_synchronous=setting)
+    try:
+        assert database.on_the_loop is not None
+        with database.on_the_loop.running(), database.transaction(write=True) as connection:
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar_one() == pragma
+        with database.transaction(write=True) as connection:
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar_one() == pragma
+    finally:
+        database.dispose()
+
+
+def test_the_apps_database_takes_sqlite_synchronous_from_the_settings(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'app.db'}", sqlite_synchronous="full")
+    app = create_app(settings)
+    try:
+        with app.state.db.transaction(write=True) as connection:
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar_one() == 2
+    finally:
+        app.state.db.dispose()
+    with pytest.raises(ValidationError, match="sqlite_synchronous"):
+        Settings(sqlite_synchronous="off")  # type: ignore[arg-type]
 
 
 def test_a_lock_held_elsewhere_is_would_wait_at_once_and_nothing_is_stored(
