@@ -159,6 +159,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         slots=1 if db.dialect_name == "sqlite" else settings.write_slots,
         wait_s=settings.db_pool_timeout_ms / 1000,
         check_access=game_service.current_version,
+        check_recovery=use_cases.seats.check_recovery,
         # On a SQLite file, an admitted change runs on the event loop, never waiting there.
         on_the_loop=db.on_the_loop,
     )

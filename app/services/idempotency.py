@@ -145,6 +145,11 @@ class Idempotency:
             attempt.answer = work(attempt.uow)
         return attempt.answer
 
+    def stored(self, scope: str, key: str) -> bool:
+        """Whether ``key`` is stored for ``scope`` (an answer, or a claim in flight)."""
+        with self.storage.unit_of_work(write=False) as uow:
+            return uow.keys.get(idempotency_key_hash(scope, key)) is not None
+
     @contextmanager
     def _claimed_with_the_work(
         self, key_hash: str, fingerprint: str, scope: str, key: str

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from anyio import to_thread
+
 from app.domain import game as rules
 from app.domain.game import HOST_SEAT
 from app.services.access import recover
+from app.services.errors import Unauthorized
 from app.services.idempotency import Answer, Idempotency, request_fingerprint
 from app.services.storage import UnitOfWork
 from app.services.stored import Credentials, Outcome
@@ -81,6 +84,18 @@ class SeatService:
                 self._store(uow, change, seat, None)
         return change.game.version
 
+    async def check_recovery(self, game_id: str, recovery_code: str, key: str | None) -> None:
+        """What a recovery answers a stranger (404, 401), before it is admitted to what the
+        changes of every game share (``app/api/platform/admission.py``). A code refused
+        with an Idempotency-Key that is stored passes: a retry of a recovery whose answer
+        was lost sends the code that recovery spent, and its transaction replays it."""
+        try:
+            await self.transactions.check_recovery(game_id, recovery_code)
+        except Unauthorized:
+            scope = _recovery_scope(game_id)
+            if key is None or not await to_thread.run_sync(self.idempotency.stored, scope, key):
+                raise
+
     def recover_host_seat(
         self, game_id: str, recovery_code: str, key: str | None, fingerprint: str
     ) -> Answer:
@@ -108,8 +123,7 @@ class SeatService:
                 self.transactions.presenter.recovered(host_token, code),
             )
 
-        scope = f"recoverHostSeat:{game_id}"
-        return self.idempotency.answer(scope, key, fingerprint, recover_seat)
+        return self.idempotency.answer(_recovery_scope(game_id), key, fingerprint, recover_seat)
 
     @staticmethod
     def _may_change(change: Change, seat: str, if_match: Collection[int] | None) -> None:
@@ -142,3 +156,8 @@ class SeatService:
         if recovery_code is not None:
             recovery = hash_recovery_code(recovery_code)
         uow.games.replace_credentials(change.game.id, Credentials(host, players, recovery))
+
+
+def _recovery_scope(game_id: str) -> str:
+    """What a recovery's Idempotency-Key is scoped to."""
+    return f"recoverHostSeat:{game_id}"

@@ -28,7 +28,7 @@ from anyio import to_thread
 
 from app.domain.errors import NotFound
 from app.domain.game import GameEvent, GameState, apply
-from app.services.access import Principal, authenticate
+from app.services.access import Principal, authenticate, recover
 from app.services.change import Change, GameDocument, Reading
 from app.services.client_limits import GameBudget, WriteLimits
 from app.services.ports import Presenter
@@ -123,6 +123,16 @@ class GameTransactions:
         the game's version and token hashes, not its state (which it does not need)."""
         stored = self._read(lambda games: games.version(game_id)) if _is_game_id(game_id) else None
         _checked(stored, game_id, token)[1].require_host(action)
+
+    async def check_recovery(self, game_id: str, recovery_code: str) -> None:
+        """404, then 401 unless ``recovery_code`` is the game's: what a recovery answers a
+        stranger, read in one statement with no thread held where the database allows it."""
+        stored = await self._row(
+            game_id, lambda rows: rows.state(game_id), lambda games: games.state(game_id)
+        )
+        if stored is None:
+            raise _no_game(game_id)
+        recover(stored.credentials, recovery_code)
 
     async def document(self, game_id: str, token: str | None) -> GameDocument:
         """The read model: one statement, no state parsed, and no thread held where the

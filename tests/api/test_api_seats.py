@@ -4,10 +4,12 @@ a code is no-store, and the log never holds one."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 
 import httpx
+from fastapi import FastAPI
 
 from tests.api.conftest import GameHandle, create_game
 from tests.api.test_api_support import assert_problem, events
@@ -110,3 +112,34 @@ async def test_the_recovery_of_another_game_is_refused(client: httpx.AsyncClient
         f"{other.url}/recovery", json={"recovery_code": one["recovery_code"]}
     )
     assert_problem(answer, 401, "unauthorized")
+
+
+async def test_a_stranger_trying_recovery_codes_holds_no_write_slot(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """A recovery carries no token: its code is checked before it takes what the changes
+    of every game share (a write slot, its game's turn), as a change's token is. With every
+    write slot held, a wrong code or an unknown game is answered at once (401, 404), not
+    a 503 once the wait for a slot ran out; the right code still waits for a slot like
+    any change, and a retry of a spent code with its Idempotency-Key still replays."""
+    players = {"players": [{"name": "A"}, {"name": "B"}]}
+    created = (await client.post("/v1/games", json=players)).json()
+    url = f"/v1/games/{created['game']['id']}/recovery"
+    code = {"recovery_code": created["recovery_code"]}
+    wrong = {"recovery_code": "AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA"}
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    gate = app.state.write_admission
+    gate.wait_s = 0.3
+    async with contextlib.AsyncExitStack() as held:
+        for _ in range(gate.slots):
+            await held.enter_async_context(gate.creation())
+        assert_problem(await client.post(url, json=wrong), 401, "unauthorized")
+        assert_problem(await client.post(url, json=wrong, headers=key), 401, "unauthorized")
+        unknown = await client.post("/v1/games/" + "0" * 32 + "/recovery", json=wrong)
+        assert_problem(unknown, 404, "not-found")
+        assert_problem(await client.post(url, json=code, headers=key), 503, "service-unavailable")
+    recovered = await client.post(url, json=code, headers=key)
+    assert recovered.status_code == 200, recovered.text
+    replay = await client.post(url, json=code, headers=key)  # the code is spent by now
+    assert replay.headers["idempotent-replayed"] == "true" and replay.content == recovered.content
+    assert_problem(await client.post(url, json=code), 401, "unauthorized")

@@ -58,7 +58,9 @@ PINNED: dict[str, dict[str, int]] = {
         # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events; UPDATE the token hashes
         "issueSeatToken": 5,
         "revokeSeatToken": 5,
-        "recoverHostSeat": 5,
+        # Its admission's read of the game's state (the recovery code's hash, on the loop,
+        # as a token's check), then the five of a seat's change.
+        "recoverHostSeat": 6,
         # By the recovered host token, new to the admission: SELECT (on the loop); then
         # BEGIN IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
         "deleteGame": 6,
@@ -85,7 +87,7 @@ PINNED["postgresql"] = {
     "redoChange": 4,
     "issueSeatToken": 4,
     "revokeSeatToken": 4,
-    "recoverHostSeat": 4,
+    "recoverHostSeat": 5,  # its admission's read of the code's hash, then the four
     # The admission's read (a new token), then the transaction, and one SELECT of
     # pg_notify, which the other processes hear.
     "deleteGame": 7,

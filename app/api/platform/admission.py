@@ -30,6 +30,11 @@ hand-offs; on PostgreSQL a change that reads its game without a lock, read befor
 stored after its code on the loop (``app/persistence/pg_loop_changes.py``), run again
 while another writer stores first (``app/services/races.py``).
 
+A recovery of the host seat carries no token: its recovery code takes the token's place
+in 2 (404 for an unknown game, 401 for a code that is not the game's, unless its
+Idempotency-Key was stored, whose retry its own transaction replays), so a stranger trying
+codes holds neither a game's turn nor a write slot.
+
 Waiting for 3 and 4 together is bounded by ``DB_POOL_TIMEOUT_MS``; past it the answer is
 a 503 ``service-unavailable`` with ``Retry-After``, counted in
 ``write_gate_refused_total``. A game's creation has no game and no token yet: it waits
@@ -81,6 +86,8 @@ ADMITTED_CACHE_SIZE = 4096
 
 E = TypeVar("E", bound=Callable[..., Any])
 CheckAccess = Callable[[str, str | None], Awaitable[object]]
+#: ``(game_id, recovery_code, idempotency_key)``: raises what a recovery would (404, 401).
+CheckRecovery = Callable[[str, str, str | None], Awaitable[object]]
 
 
 class Stores(Enum):
@@ -88,8 +95,8 @@ class Stores(Enum):
 
     #: A change of the stored game named by its ``game_id``, sent with its ``token``.
     GAME_CHANGE = "a change of one stored game"
-    #: A change of the stored game named by its ``game_id`` sent with no token: its own
-    #: transaction checks the secret it carries (the host's recovery code).
+    #: A change of the stored game named by its ``game_id`` sent with no token: the secret
+    #: its ``body`` carries (the host's recovery code) is checked in place of a token.
     GAME_RECOVERY = "a change of one stored game by a secret of its own"
     #: A new game.
     GAME_CREATION = "a new game"
@@ -108,9 +115,9 @@ def _declare(stores: Stores) -> Callable[[E], E]:
 #: The endpoint changes the game of its ``game_id`` path parameter, authenticated by its
 #: ``token`` parameter: admitted as a change (steps 1 to 4 above).
 changes_game = _declare(Stores.GAME_CHANGE)
-#: The endpoint changes the game of its ``game_id`` path parameter with no token (the
-#: secret it carries is checked in the change's own transaction): its game's turn and a
-#: write slot, as a change, so a stranger trying codes holds at most one thread per game.
+#: The endpoint changes the game of its ``game_id`` path parameter with no token, by the
+#: ``recovery_code`` of its ``body`` (sent with its ``key``): admitted as a change once
+#: that code is checked, so a stranger trying codes holds no turn and no write slot.
 recovers_game = _declare(Stores.GAME_RECOVERY)
 #: The endpoint creates a game: it waits for a write slot.
 creates_game = _declare(Stores.GAME_CREATION)
@@ -131,6 +138,8 @@ class Admitted:
     stores: Stores
     game_param: str = "game_id"
     token_param: str = "token"
+    body_param: str = "body"
+    key_param: str = "key"
 
     @classmethod
     def of(cls, endpoint: Callable[..., Any], params: set[str], where: str) -> Admitted | None:
@@ -147,8 +156,9 @@ class Admitted:
                 f"{where}: a route that changes a game takes its "
                 f"{admitted.game_param!r} and {admitted.token_param!r}"
             )
-        if stores is Stores.GAME_RECOVERY and admitted.game_param not in params:
-            raise TypeError(f"{where}: a route that recovers a game takes its game_id")
+        recovery = {admitted.game_param, admitted.body_param, admitted.key_param}
+        if stores is Stores.GAME_RECOVERY and not recovery <= params:
+            raise TypeError(f"{where}: a route that recovers a game takes its {sorted(recovery)}")
         return admitted
 
     def game_changed(self, values: Mapping[str, Any]) -> str | None:
@@ -164,7 +174,11 @@ class Admitted:
         if self.stores is Stores.GAME_CHANGE:
             return gate.change(values[self.game_param], values[self.token_param])
         if self.stores is Stores.GAME_RECOVERY:
-            return gate.recovery(values[self.game_param])
+            return gate.recovery(
+                values[self.game_param],
+                values[self.body_param].recovery_code,
+                values[self.key_param],
+            )
         return gate.creation()
 
 
@@ -172,7 +186,8 @@ class WriteAdmission:
     """One process's admission of changes (see the module's docstring).
 
     ``check_access(game_id, token)`` raises what the change would for a token that may not
-    change the game (404 ``not-found``, 401 ``unauthorized``).
+    change the game (404 ``not-found``, 401 ``unauthorized``); ``check_recovery`` the same
+    for a recovery's code (None: only the recovery's own transaction checks it).
     """
 
     def __init__(
@@ -181,11 +196,13 @@ class WriteAdmission:
         slots: int,
         wait_s: float,
         check_access: CheckAccess,
+        check_recovery: CheckRecovery | None = None,
         on_the_loop: WorkOnTheLoop | None = None,
     ) -> None:
         self.slots = slots
         self.wait_s = wait_s
         self._check_access = check_access
+        self._check_recovery = check_recovery
         self._on_the_loop = on_the_loop
         self._admitted: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -201,7 +218,11 @@ class WriteAdmission:
             yield self
 
     @contextlib.asynccontextmanager
-    async def recovery(self, game_id: str) -> AsyncIterator[WriteAdmission]:
+    async def recovery(
+        self, game_id: str, recovery_code: str, key: str | None
+    ) -> AsyncIterator[WriteAdmission]:
+        if self._check_recovery is not None:
+            await self._check_recovery(game_id, recovery_code, key)
         self._follow_running_loop()
         deadline = asyncio.get_running_loop().time() + self.wait_s
         async with self._turn(game_id, deadline), self._slot(deadline):
