@@ -43,12 +43,12 @@ from app.persistence.statements import (
     GAME_STATE_LOCKED,
     GAME_VERSION,
     KEY_COMPLETE,
+    KEY_EXPIRED,
     KEY_LEASE,
     KEY_RELEASE,
     KEY_ROW,
     KEY_ROW_LOCKED,
     KEY_ROW_LOCKED_NOWAIT,
-    KEYS_EXPIRED,
     STORE_CHANGE,
     key_claim,
 )
@@ -174,7 +174,7 @@ class ChangeStatements:
 class KeyStatements:
     """What a request with an Idempotency-Key runs on its key's row, on one engine: read
     it (locked, on PostgreSQL, and without waiting), claim it, extend its lease, complete
-    it with the answer, release it; and the expired keys' deletion before a claim."""
+    it with the answer, release it; and its row's deletion, once expired, before a claim."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.row = DriverSelect(KEY_ROW, dialect)
@@ -184,7 +184,7 @@ class KeyStatements:
         self.lease = DriverStatement(KEY_LEASE, dialect)
         self.complete = DriverStatement(KEY_COMPLETE, dialect)
         self.release = DriverStatement(KEY_RELEASE, dialect)
-        self.expired = DriverStatement(KEYS_EXPIRED, dialect)
+        self.expired = DriverStatement(KEY_EXPIRED, dialect)
 
 
 _Statements = TypeVar("_Statements", ChangeStatements, KeyStatements)

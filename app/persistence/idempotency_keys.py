@@ -65,16 +65,19 @@ class IdempotencyRepository:
         the retry to replay instead of acting twice."""
         self._statements.release.execute(self.connection, {"key_hash": key_hash})
 
-    def purge_expired(self, now: datetime, limit: int | None = None) -> int:
-        """Delete the keys whose ``expires_at`` is before ``now`` (at most ``limit``);
+    def drop_if_expired(self, key_hash: str, now: datetime) -> None:
+        """Delete the key's row if it expired before ``now``, so that it may be claimed
+        again: one row at most, whatever other keys have expired (retention's)."""
+        self._statements.expired.execute(self.connection, {"key_hash": key_hash, "now": now})
+
+    def purge_expired(self, now: datetime, limit: int) -> int:
+        """Delete at most ``limit`` of the keys whose ``expires_at`` is before ``now``;
         return how many."""
-        if limit is None:  # before each claim
-            return int(self._statements.expired.execute(self.connection, {"now": now}).rowcount)
         expired = IDEMPOTENCY_KEYS.c.expires_at < now
-        if limit is not None:
-            batch = select(IDEMPOTENCY_KEYS.c.key_hash).where(expired).limit(limit)
-            expired = IDEMPOTENCY_KEYS.c.key_hash.in_(batch.scalar_subquery())
-        result = self.connection.execute(delete(IDEMPOTENCY_KEYS).where(expired))
+        batch = select(IDEMPOTENCY_KEYS.c.key_hash).where(expired).limit(limit)
+        result = self.connection.execute(
+            delete(IDEMPOTENCY_KEYS).where(IDEMPOTENCY_KEYS.c.key_hash.in_(batch.scalar_subquery()))
+        )
         assert isinstance(result, CursorResult)
         return result.rowcount
 
@@ -128,7 +131,10 @@ class IdempotencyKeys:
     def release(self, key_hash: str) -> None:
         self.rows.release(key_hash)
 
-    def purge_expired(self, now: datetime, limit: int | None = None) -> int:
+    def drop_if_expired(self, key_hash: str, now: datetime) -> None:
+        self.rows.drop_if_expired(key_hash, now)
+
+    def purge_expired(self, now: datetime, limit: int) -> int:
         return self.rows.purge_expired(now, limit)
 
 

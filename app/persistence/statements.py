@@ -210,8 +210,9 @@ KEY_RELEASE: Delete = delete(IDEMPOTENCY_KEYS).where(
     IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash"),
     IDEMPOTENCY_KEYS.c.state == literal_column("'in_flight'"),
 )
-KEYS_EXPIRED: Delete = delete(IDEMPOTENCY_KEYS).where(
-    IDEMPOTENCY_KEYS.c.expires_at < bindparam("now", type_=IDEMPOTENCY_KEYS.c.expires_at.type)
+KEY_EXPIRED: Delete = delete(IDEMPOTENCY_KEYS).where(
+    IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash"),
+    IDEMPOTENCY_KEYS.c.expires_at < bindparam("now", type_=IDEMPOTENCY_KEYS.c.expires_at.type),
 )
 
 

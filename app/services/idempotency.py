@@ -190,7 +190,9 @@ class Idempotency:
         answer stored for it (409 while another attempt holds it, 422 for another request)."""
         now = utcnow()
         keys = uow.keys
-        keys.purge_expired(now)
+        # This key's row only, if expired: what other keys left is retention's to delete,
+        # in batches, never a claim's (one claim would otherwise delete whatever expired).
+        keys.drop_if_expired(key_hash, now)
         fresh = KeyRecord(
             key_hash=key_hash,
             request_hash=fingerprint,

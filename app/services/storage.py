@@ -173,7 +173,13 @@ class IdempotencyKeys(Protocol):
         """Delete the key while it is still in flight (a completed one stays)."""
         ...
 
-    def purge_expired(self, now: datetime, limit: int | None = None) -> int: ...
+    def drop_if_expired(self, key_hash: str, now: datetime) -> None:
+        """Delete the key if it has expired, so that it may be claimed again (no other)."""
+        ...
+
+    def purge_expired(self, now: datetime, limit: int) -> int:
+        """Delete at most ``limit`` expired keys (retention's batches); how many went."""
+        ...
 
 
 class CreationLimits(Protocol):

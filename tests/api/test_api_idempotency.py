@@ -16,7 +16,7 @@ from sqlalchemy import Row, Table, func, select
 
 from app.api.schemas.games import GameCreate, ResolutionCreate
 from app.persistence.repositories import IdempotencyRepository
-from app.persistence.tables import EVENTS, GAMES
+from app.persistence.tables import EVENTS, GAMES, IDEMPOTENCY_KEYS
 from app.services.idempotency import request_fingerprint
 from app.services.stored import utcnow
 from app.services.tokens import idempotency_key_hash
@@ -277,3 +277,29 @@ async def test_the_answer_that_carries_tokens_is_never_stored_by_a_cache(
     assert first.status_code == replay.status_code == 201
     assert "host_token" in first.json()
     assert first.headers["cache-control"] == replay.headers["cache-control"] == "no-store"
+
+
+def expire(app: FastAPI, scope: str, key: str) -> None:
+    """The key's row as it is once its time is up (a day later)."""
+    with app.state.db.transaction(write=True) as connection:
+        connection.execute(
+            IDEMPOTENCY_KEYS.update()
+            .where(IDEMPOTENCY_KEYS.c.key_hash == idempotency_key_hash(scope, key))
+            .values(expires_at=utcnow() - timedelta(seconds=1))
+        )
+
+
+async def test_an_expired_key_acts_anew_and_a_claim_leaves_other_expired_keys(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
+    old, other = "key-expired-0123456789abcdef", "key-other-expired-0123456789abcdef"
+    first = await create(client, old, BODY)
+    assert (await create(client, other, BODY)).status_code == 201
+    expire(app, "createGame", old)
+    expire(app, "createGame", other)
+    again = await create(client, old, BODY)
+    assert again.status_code == 201 and "idempotent-replayed" not in again.headers
+    assert again.json()["game"]["id"] != first.json()["game"]["id"]
+    assert count(app, GAMES) == 3
+    # The other expired key is retention's to delete, in its batches, not this claim's.
+    assert stored_key(app, "createGame", other) is not None

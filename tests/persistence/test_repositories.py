@@ -249,10 +249,31 @@ def test_keys_are_released_and_purged_when_expired(migrated_database: Database) 
     with migrated_database.transaction(write=True) as connection:
         keys = IdempotencyRepository(connection)
         keys.release("f" * 64)
-        assert keys.purge_expired(utcnow()) == 1
+        assert keys.purge_expired(utcnow(), limit=10) == 1
     with migrated_database.transaction(write=False) as connection:
         keys = IdempotencyRepository(connection)
         assert [keys.get(h * 64) is not None for h in "def"] == [False, True, False]
+
+
+def test_a_claims_deletion_takes_its_own_expired_key_and_no_other(
+    migrated_database: Database,
+) -> None:
+    """Before a claim, the key's own row goes if it expired (so that it may be claimed
+    again); the other expired keys are retention's, in batches: one claim never deletes
+    however many keys a party left to expire."""
+    past = utcnow() - timedelta(seconds=1)
+    with migrated_database.transaction(write=True) as connection:
+        keys = IdempotencyRepository(connection)
+        for h in "abc":
+            keys.try_insert(_key(h * 64, expires_at=past))
+        keys.try_insert(_key("d" * 64))
+    with migrated_database.transaction(write=True) as connection:
+        keys = IdempotencyRepository(connection)
+        keys.drop_if_expired("a" * 64, utcnow())
+        keys.drop_if_expired("d" * 64, utcnow())  # not expired: kept
+    with migrated_database.transaction(write=False) as connection:
+        keys = IdempotencyRepository(connection)
+        assert [keys.get(h * 64) is not None for h in "abcd"] == [False, True, True, True]
 
 
 def test_a_release_never_takes_back_a_stored_answer(migrated_database: Database) -> None:

@@ -220,7 +220,12 @@ class FakeKeys(_OnTables):
         if record is not None and record.state == "in_flight":
             del self.t.keys[key_hash]
 
-    def purge_expired(self, now: datetime, limit: int | None = None) -> int:
+    def drop_if_expired(self, key_hash: str, now: datetime) -> None:
+        record = self.t.keys.get(key_hash)
+        if record is not None and record.expires_at < now:
+            del self.t.keys[key_hash]
+
+    def purge_expired(self, now: datetime, limit: int) -> int:
         expired = sorted(h for h, record in self.t.keys.items() if record.expires_at < now)
         return _delete(self.t.keys, expired[:limit])
 
