@@ -149,6 +149,7 @@ class StagedUnitOfWork:
 
     def __init__(self, run: StagedRun) -> None:
         self.games = StagedGames(run)
+        self.stores_an_answer = False  # a keyed change runs on a thread, never here
 
     @property
     def events(self) -> NoReturn:
@@ -228,6 +229,11 @@ class StagedGames:
 
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> NoReturn:
         _refuse("a document rendered again")
+
+    def store_budget(
+        self, game_id: str, write_tat_ms: int, player_budgets: Mapping[str, list[int]]
+    ) -> NoReturn:
+        _refuse("a budget spent by a keyed change")
 
     def idle_since(self, before: datetime, limit: int, *, lock: bool = False) -> NoReturn:
         _refuse("a sweep of idle games")

@@ -250,6 +250,17 @@ class GameRepository:
             },
         )
 
+    def store_budget(
+        self, game_id: str, write_tat_ms: int, player_budgets: Mapping[str, list[int]]
+    ) -> None:
+        """What the game's seats have spent, in a change's transaction that stores nothing
+        else (a keyed change that changes nothing: its row is locked)."""
+        self.connection.execute(
+            update(GAMES)
+            .where(GAMES.c.id == game_id)
+            .values(write_tat_ms=write_tat_ms, player_budgets=dict(player_budgets))
+        )
+
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         """Store a document rendered again for an unchanged game (a no-op if it changed)."""
         self.connection.execute(

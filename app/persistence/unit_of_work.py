@@ -50,6 +50,7 @@ class SqlUnitOfWork:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self.stores_an_answer = False  # set by the Idempotency-Key's attempt
         # What is to happen once the transaction has committed, never if it rolls back.
         self.after_commit: list[Callable[[], None]] = []
         self.games = GameRepository(connection, after_commit=self.after_commit)

@@ -73,6 +73,17 @@ class Change:
         """409 when the game's log is full: for a change whose event costs work to make."""
         check_log_room(self._limits, self.game.id, self.game.version)
 
+    def spend_for_its_answer(self) -> None:
+        """A change that changes nothing but whose answer is stored (its Idempotency-Key's,
+        kept for a day) spends its seat's rate, though nothing of the log: else a seat
+        could store answers without end, each of a change that changed nothing."""
+        self.budget.spend_rate(
+            self._limits,
+            self.game.id,
+            None if self.who.is_host else self.who.player_id,
+            int(self.at.timestamp() * 1000),
+        )
+
     def apply(self, event: GameEvent | None) -> GameState:
         """Fold the change's event into the game (stored when the transaction ends); None
         when the game stays as it is: nothing is stored, logged or spent."""

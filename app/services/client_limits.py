@@ -168,3 +168,15 @@ class GameBudget:
             )
         tat = limit_game_write(limits.player, game_id, spent.tat_ms, now, f" by {player_id}")
         self.players[player_id] = SeatSpend(tat, spent.changes + 1)
+
+    def spend_rate(
+        self, limits: WriteLimits, game_id: str, player_id: str | None, now: int
+    ) -> None:
+        """Admit a request that logs nothing but stores its answer (a keyed change that
+        changes nothing) at the seat's rate, or 429; it takes no room in the log."""
+        if player_id is None:
+            self.host_tat_ms = limit_game_write(limits.host, game_id, self.host_tat_ms, now)
+            return
+        spent = self.players.get(player_id, SeatSpend())
+        tat = limit_game_write(limits.player, game_id, spent.tat_ms, now, f" by {player_id}")
+        self.players[player_id] = SeatSpend(tat, spent.changes)

@@ -116,6 +116,7 @@ class Idempotency:
                 if done is not None:
                     yield Attempt(replay=done)  # a retry took over from us and finished first
                     return
+                uow.stores_an_answer = row is not None
                 attempt = Attempt(uow)
                 yield attempt
                 if row is not None and attempt.answer is not None:
@@ -164,6 +165,7 @@ class Idempotency:
             if replay is not None:
                 yield Attempt(replay=replay)
                 return
+            uow.stores_an_answer = True
             attempt = Attempt(uow)
             yield attempt
             if attempt.answer is not None:

@@ -120,6 +120,12 @@ class Games(Protocol):
 
     def replace_credentials(self, game_id: str, credentials: Credentials) -> None: ...
 
+    def store_budget(
+        self, game_id: str, write_tat_ms: int, player_budgets: Mapping[str, list[int]]
+    ) -> None:
+        """What the game's seats have spent, for a change that stores nothing else."""
+        ...
+
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         """Store a document rendered again for an unchanged game (a no-op if it changed)."""
         ...
@@ -199,6 +205,10 @@ class CreationLimits(Protocol):
 
 
 class UnitOfWork(Protocol):
+    #: True when the unit also stores an Idempotency-Key's answer (kept for a day): a
+    #: change in it that changes nothing still spends its seat's rate (``transactions``).
+    stores_an_answer: bool
+
     @property
     def games(self) -> Games: ...
 

@@ -264,7 +264,12 @@ class GameTransactions:
         if not change.applied:
             raise RuntimeError("a change must apply() the event it logs, or None")
         document = self.presenter.game(change.game)
-        if change.event is None:  # nothing changes: nothing to store
+        if change.event is None:  # nothing changes: nothing to store, but its answer
+            if uow.stores_an_answer:
+                change.spend_for_its_answer()
+                uow.games.store_budget(
+                    game_id, change.budget.host_tat_ms, change.budget.player_data()
+                )
             change.document = GameDocument(change.game.version, document.encode())
             return
         try:

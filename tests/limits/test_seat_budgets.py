@@ -7,12 +7,15 @@ resolution 429, and 998 made the game 409 ``event-limit-reached`` for good.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
+from sqlalchemy import func, select
 
+from app.persistence.tables import IDEMPOTENCY_KEYS
 from tests.limits.conftest import AppWith, slug
 
 ClientFor = Callable[[FastAPI], httpx.AsyncClient]
@@ -178,3 +181,62 @@ async def test_faith_above_the_cap_sent_again_still_says_what_it_loses(
     again = await client.put(url, json={"faith": 20}, headers=table.host)
     assert first.json()["faith_lost"] == again.json()["faith_lost"] == 5
     assert first.headers["etag"] == again.headers["etag"]
+
+
+async def test_the_answers_a_seat_has_stored_are_bounded_by_its_budget(
+    app_with: AppWith, client_for: ClientFor
+) -> None:
+    """Every answer stored for an Idempotency-Key is a row kept for a day: a seat may
+    have no more of them stored than its budget of changes allows, even when each of its
+    changes changes nothing (a Faith gain at 15 loses it all, and logs nothing)."""
+    app = app_with(game_write_rate=NO_REFILL, game_write_burst=3, player_write_rate=0)
+    client = client_for(app)
+    table = await _table(client)  # the host's faith entry: 1 of its 3
+    url = f"{table.url}/players/p1/faith"
+    assert (await client.put(url, json={"faith": 15}, headers=table.host)).status_code == 200
+    gains = [
+        await client.post(
+            f"{url}-changes",
+            json={"delta": 1},
+            headers={**table.host, "Idempotency-Key": str(uuid.uuid4())},
+        )
+        for _ in range(20)
+    ]
+    with app.state.db.engine.connect() as connection:
+        stored = connection.execute(select(func.count()).select_from(IDEMPOTENCY_KEYS)).scalar()
+    statuses = [g.status_code for g in gains]
+    # The host's two entries left 1 of its 3: one gain is answered (and stored), then 429s.
+    assert statuses == [200] + [429] * 19, statuses
+    assert stored == 1
+    # A retry of a stored one is replayed, and spends nothing more.
+    first_key = gains[0].request.headers["Idempotency-Key"]
+    replay = await client.post(
+        f"{url}-changes", json={"delta": 1}, headers={**table.host, "Idempotency-Key": first_key}
+    )
+    assert replay.status_code == 200 and replay.headers["idempotent-replayed"] == "true"
+
+
+async def test_a_players_keyed_change_of_nothing_spends_its_rate_not_its_share_of_the_log(
+    app_with: AppWith, client_for: ClientFor
+) -> None:
+    """A player's stored answers are bounded by its own rate; a change that changes nothing
+    takes no room in the log, so it is not refused for the player's share of it."""
+    app = app_with(player_write_rate=NO_REFILL, player_write_burst=3, max_events_per_player=1)
+    client = client_for(app)
+    created = await client.post("/v1/games", json={**GAME, "players_enter_faith": True})
+    table = Table(client, created.json())
+    p1 = table.players["p1"]
+    url = f"{table.url}/players/p1/faith"
+    # p1's one change of the log, and 1 of its rate's 3.
+    assert (await client.put(url, json={"faith": 15}, headers=p1)).status_code == 200
+    gains = [
+        await client.post(
+            f"{url}-changes",
+            json={"delta": 1},
+            headers={**p1, "Idempotency-Key": str(uuid.uuid4())},
+        )
+        for _ in range(3)
+    ]
+    assert [g.status_code for g in gains] == [200, 200, 429], [g.text for g in gains]
+    assert slug(gains[-1]) == "too-many-requests" and "by p1" in gains[-1].json()["detail"]
+    assert await table.version() == 2  # created, p1's Faith: nothing else logged

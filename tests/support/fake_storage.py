@@ -173,6 +173,13 @@ class FakeGames:
         if (row := self.t.games.get(game_id)) is not None:
             self.t.games[game_id] = replace(row, credentials=credentials)
 
+    def store_budget(
+        self, game_id: str, write_tat_ms: int, player_budgets: Mapping[str, list[int]]
+    ) -> None:
+        if (row := self.t.games.get(game_id)) is not None:
+            budgets = _budgets(player_budgets) if player_budgets else None
+            self.t.games[game_id] = replace(row, write_tat_ms=write_tat_ms, player_budgets=budgets)
+
     def refresh_document(self, game_id: str, version: int, document: str, key: str) -> None:
         if (row := self.t.games.get(game_id)) is not None and row.state.version == version:
             self.t.games[game_id] = replace(row, document=document, document_key=key)
@@ -253,6 +260,7 @@ class FakeLimits(_OnTables):
 class FakeUnitOfWork:
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
+        self.stores_an_answer = False
         self.announced: Announced = []
         self.games = FakeGames(tables, self.announced)
         self.events = FakeEvents(tables)
