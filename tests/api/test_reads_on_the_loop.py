@@ -36,3 +36,20 @@ async def test_the_calculations_on_a_stored_game_read_it_with_no_thread(
     scored = await game.client.post(f"{game.url}/final-scores", json=players, headers=game.host())
     assert scored.status_code == 200, scored.text
     assert threads == []
+
+
+async def test_a_stranger_reading_a_games_events_holds_no_thread(
+    game: GameHandle, threads: list[threading.Thread]
+) -> None:
+    # The events are read on a request thread, once the token is known to be the game's.
+    threads.clear()
+    stranger = {"Authorization": "Bearer " + "x" * 43}
+    for url, headers, status in (
+        (f"{game.url}/events", stranger, 401),
+        (f"{game.url}/events", {}, 401),
+        ("/v1/games/" + "0" * 32 + "/events", game.host(), 404),
+    ):
+        assert (await game.client.get(url, headers=headers)).status_code == status
+    assert threads == []
+    assert (await game.client.get(f"{game.url}/events", headers=game.host())).status_code == 200
+    assert threads != []

@@ -46,7 +46,9 @@ PINNED: dict[str, dict[str, int]] = {
         "setFaith": 4,
         "setReportDecision": 4,
         "resolveReport": 4,
-        "listGameEvents": 3,  # BEGIN; SELECT the version; SELECT events
+        # The token on the loop first (SELECT the version), then BEGIN; SELECT the version;
+        # SELECT events on a thread.
+        "listGameEvents": 4,
         "calculatePlayerGains": 1,  # SELECT the state, as getReport
         "calculateGameFinalScores": 1,
         "advanceRound": 4,  # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events
