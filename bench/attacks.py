@@ -39,7 +39,12 @@ from bench.edge_attacks import (
     stream_replays,
 )
 from bench.edge_cost import throughput
-from bench.game_attacks import guessable_idempotency_key, player_flips
+from bench.game_attacks import (
+    guessable_idempotency_key,
+    keyed_nothing,
+    player_flips,
+    recovery_codes,
+)
 from tests.support.edge_attacks import (
     address_flood,
     client_disconnects,
@@ -217,6 +222,13 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
                 for key, value in player_flips(port, flips=1000).items()
                 if key != "same_decision_again_logs"
             }
+    if wanted("recovery-codes"):
+        with serve(tree, workdir, name="recovery", env={"GAME_WRITE_RATE": "0"}) as (port, _p, _):
+            step("recovery-codes", lambda: recovery_codes(port, strangers=32, seconds=10))
+    if wanted("keyed-nothing"):
+        with serve(tree, workdir, name="keyed") as (port, _p, _):
+            database = workdir / f"keyed-{port}.db"
+            step("keyed-nothing", lambda: keyed_nothing(port, database, requests=500))
     return results
 
 

@@ -1,11 +1,16 @@
 """Attacks on stored games that only the bench runs (``bench/attacks.py`` groups
-``guessable-idempotency-key`` and ``player-flips``); the tests of what they show are in
-tests/api. Each takes the server's port and returns a dict of figures."""
+``guessable-idempotency-key``, ``player-flips``, ``recovery-codes`` and ``keyed-nothing``);
+the tests of what they show are in tests/api and tests/limits. Each takes the server's
+port and returns a dict of figures."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+import time
 import uuid
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -94,3 +99,82 @@ def player_flips(port: int, *, flips: int) -> dict[str, Any]:
         "host_resolution": resolution,
         "same_decision_again_logs": repeated,
     }
+
+
+def _statuses(answers: list[int]) -> dict[str, int]:
+    return {str(status): count for status, count in sorted(Counter(answers).items())}
+
+
+def _ms(seconds: list[float], share: float) -> float:
+    ordered = sorted(seconds)
+    return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 1)
+
+
+def recovery_codes(port: int, *, strangers: int, seconds: float) -> dict[str, Any]:
+    """Strangers, each from an address of its own (127.0.0.10 on), try recovery codes for
+    ``seconds``, one request after another: wrong codes for a real game and for games
+    that do not exist, in turn. Meanwhile another table (127.0.0.3) changes its own game
+    one request after another. Does a code attempt hold what every game's changes share?"""
+    base_url = f"http://127.0.0.1:{port}"
+    with httpx.Client(base_url=base_url, timeout=TIMEOUT) as http:
+        target = http.post("/v1/games", json=GAME).json()["game"]["id"]
+        table = http.post("/v1/games", json=GAME).json()
+    wrong = {"recovery_code": "AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA"}
+    until = time.monotonic() + seconds
+    attempts: list[int] = []
+
+    def stranger(n: int) -> None:
+        transport = httpx.HTTPTransport(local_address=f"127.0.0.{10 + n}")
+        with httpx.Client(base_url=base_url, timeout=TIMEOUT, transport=transport) as client:
+            i = 0
+            while time.monotonic() < until:
+                game = target if i % 2 else uuid.uuid4().hex
+                attempts.append(client.post(f"/v1/games/{game}/recovery", json=wrong).status_code)
+                i += 1
+
+    threads = [threading.Thread(target=stranger, args=(n,)) for n in range(strangers)]
+    for thread in threads:
+        thread.start()
+    changes: list[int] = []
+    took: list[float] = []
+    url = f"/v1/games/{table['game']['id']}/players/p1/faith"
+    transport = httpx.HTTPTransport(local_address="127.0.0.3")
+    headers = {"Authorization": f"Bearer {table['host_token']}"}
+    with httpx.Client(base_url=base_url, timeout=TIMEOUT, transport=transport) as client:
+        while time.monotonic() < until:
+            started = time.perf_counter()
+            answer = client.put(url, json={"faith": 3 + len(changes) % 2}, headers=headers)
+            took.append(time.perf_counter() - started)
+            changes.append(answer.status_code)
+    for thread in threads:
+        thread.join()
+    return {
+        "stranger_attempts": _statuses(attempts),
+        "stranger_attempts_per_s": round(len(attempts) / seconds),
+        "other_table_changes": _statuses(changes),
+        "other_table_p50_ms": _ms(took, 0.5),
+        "other_table_p99_ms": _ms(took, 0.99),
+        "other_table_max_ms": round(max(took) * 1000, 1),
+    }
+
+
+def keyed_nothing(port: int, database: Path, *, requests: int) -> dict[str, Any]:
+    """The host sets p1's Faith to 15, then sends ``requests`` Faith gains of 1, each
+    with a fresh Idempotency-Key, one after another: each changes nothing (15 is the
+    most). How many answers does the service store for a day?"""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=TIMEOUT) as http:
+        created = http.post("/v1/games", json=GAME).json()
+        url = f"/v1/games/{created['game']['id']}/players/p1/faith"
+        host = {"Authorization": f"Bearer {created['host_token']}"}
+        http.put(url, json={"faith": 15}, headers=host).raise_for_status()
+        gains = [
+            http.post(
+                f"{url}-changes",
+                json={"delta": 1},
+                headers={**host, "Idempotency-Key": str(uuid.uuid4())},
+            ).status_code
+            for _ in range(requests)
+        ]
+    with sqlite3.connect(database) as connection:
+        (stored,) = connection.execute("SELECT count(*) FROM idempotency_keys").fetchone()
+    return {f"{requests}_keyed_gains_at_15": _statuses(gains), "answers_stored": stored}

@@ -20,8 +20,9 @@ __all__ = ["HubLimits"]
 # replays, and reads of events committed by other processes (and long-polls' first look).
 REPLAY_READERS = 2
 LIVE_READERS = 2
-# New streams whose token is checked at once (on SQLite each check takes a request
-# thread): a flood of streams waits on the event loop and leaves the other routes theirs.
+# New streams whose token is checked at once (a check reads on the event loop, or takes a
+# request thread with DB_ASYNC_READS=false or when that read would wait): a flood of
+# streams waits on the event loop and leaves the other routes theirs.
 STREAM_ADMISSIONS = 2
 
 
