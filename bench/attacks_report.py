@@ -48,9 +48,9 @@ DESCRIPTIONS = {
     "the host resolves; the same with 1,000 flips and the write rates off (`rates_off_`); "
     "on another game, p1 sends the same decision twice (events the second one logs)",
     "recovery-codes": "32 strangers, each from an address of its own, send wrong recovery "
-    "codes (`POST .../recovery`, no token) for 10 s, one request after another, in turn for a "
-    "real game and for games that do not exist; meanwhile another table (127.0.0.3) changes "
-    "its own game one request after another; GAME_WRITE_RATE=0",
+    "codes (`POST .../recovery`, no token) for 10 s, 10 a second each, in turn for a real "
+    "game and for games that do not exist; meanwhile another table (127.0.0.3) changes its "
+    "own game one request after another; PostgreSQL, GAME_WRITE_RATE=0",
     "keyed-nothing": "the host sets p1's Faith to 15, then sends 500 Faith gains of 1 (each "
     "changes nothing), each with a fresh Idempotency-Key, one after another; defaults",
 }

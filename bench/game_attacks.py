@@ -110,11 +110,12 @@ def _ms(seconds: list[float], share: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 1)
 
 
-def recovery_codes(port: int, *, strangers: int, seconds: float) -> dict[str, Any]:
+def recovery_codes(port: int, *, strangers: int, rate: float, seconds: float) -> dict[str, Any]:
     """Strangers, each from an address of its own (127.0.0.10 on), try recovery codes for
-    ``seconds``, one request after another: wrong codes for a real game and for games
-    that do not exist, in turn. Meanwhile another table (127.0.0.3) changes its own game
-    one request after another. Does a code attempt hold what every game's changes share?"""
+    ``seconds``, each ``rate`` a second (the same load whatever the server's answers take,
+    so that before and after compare): wrong codes for a real game and for games that do
+    not exist, in turn. Meanwhile another table (127.0.0.3) changes its own game one
+    request after another. Does a code attempt hold what every game's changes share?"""
     base_url = f"http://127.0.0.1:{port}"
     with httpx.Client(base_url=base_url, timeout=TIMEOUT) as http:
         target = http.post("/v1/games", json=GAME).json()["game"]["id"]
@@ -122,15 +123,20 @@ def recovery_codes(port: int, *, strangers: int, seconds: float) -> dict[str, An
     wrong = {"recovery_code": "AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA"}
     until = time.monotonic() + seconds
     attempts: list[int] = []
+    attempt_took: list[float] = []
 
     def stranger(n: int) -> None:
         transport = httpx.HTTPTransport(local_address=f"127.0.0.{10 + n}")
         with httpx.Client(base_url=base_url, timeout=TIMEOUT, transport=transport) as client:
-            i = 0
+            started, i = time.monotonic(), 0
             while time.monotonic() < until:
                 game = target if i % 2 else uuid.uuid4().hex
-                attempts.append(client.post(f"/v1/games/{game}/recovery", json=wrong).status_code)
+                sent = time.perf_counter()
+                answer = client.post(f"/v1/games/{game}/recovery", json=wrong)
+                attempt_took.append(time.perf_counter() - sent)
+                attempts.append(answer.status_code)
                 i += 1
+                time.sleep(max(0.0, started + i / rate - time.monotonic()))
 
     threads = [threading.Thread(target=stranger, args=(n,)) for n in range(strangers)]
     for thread in threads:
@@ -151,6 +157,8 @@ def recovery_codes(port: int, *, strangers: int, seconds: float) -> dict[str, An
     return {
         "stranger_attempts": _statuses(attempts),
         "stranger_attempts_per_s": round(len(attempts) / seconds),
+        "stranger_p50_ms": _ms(attempt_took, 0.5),
+        "stranger_p99_ms": _ms(attempt_took, 0.99),
         "other_table_changes": _statuses(changes),
         "other_table_p50_ms": _ms(took, 0.5),
         "other_table_p99_ms": _ms(took, 0.99),
