@@ -86,7 +86,8 @@ class Change:
 
     def apply(self, event: GameEvent | None) -> GameState:
         """Fold the change's event into the game (stored when the transaction ends); None
-        when the game stays as it is: nothing is stored, logged or spent."""
+        when the game stays as it is: nothing is stored, logged or spent (but the seat's
+        rate when its answer is stored: :meth:`spend_for_its_answer`)."""
         if not self._version_checked:
             raise RuntimeError("check_version() must come before apply(): a 412 is owed first")
         if self.applied:

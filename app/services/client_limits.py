@@ -157,17 +157,17 @@ class GameBudget:
         409 (the log, or the player's share of it, is full) or 429 (the seat's rate)."""
         check_log_room(limits, game_id, version)
         if player_id is None:
-            self.host_tat_ms = limit_game_write(limits.host, game_id, self.host_tat_ms, now)
+            self.spend_rate(limits, game_id, None, now)
             return
-        spent = self.players.get(player_id, SeatSpend())
-        if spent.changes >= limits.player_events:
+        changes = self.players.get(player_id, SeatSpend()).changes
+        if changes >= limits.player_events:
             raise SeatEventLimitReached(
-                f"Player {player_id} has made {spent.changes} changes to game {game_id}, the "
+                f"Player {player_id} has made {changes} changes to game {game_id}, the "
                 "most one player may; the host's token can still change the game.",
                 player_id=player_id,
             )
-        tat = limit_game_write(limits.player, game_id, spent.tat_ms, now, f" by {player_id}")
-        self.players[player_id] = SeatSpend(tat, spent.changes + 1)
+        self.spend_rate(limits, game_id, player_id, now)
+        self.players[player_id] = SeatSpend(self.players[player_id].tat_ms, changes + 1)
 
     def spend_rate(
         self, limits: WriteLimits, game_id: str, player_id: str | None, now: int
