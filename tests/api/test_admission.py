@@ -49,6 +49,10 @@ def test_a_change_route_must_take_its_game_and_token() -> None:
         router.put("/v1/things/{thing_id}")(admission.changes_game(change))
 
 
+async def no_recovery(game_id: str, recovery_code: str, key: str | None) -> None:
+    raise AssertionError("these gates admit no recovery")
+
+
 class Access:
     """A stand-in for the game service's check: counts its calls, refuses ``bad``."""
 
@@ -65,7 +69,7 @@ class Access:
 
 async def test_an_admitted_token_is_not_read_again_a_refused_one_always_is() -> None:
     access = Access()
-    gate = WriteAdmission(slots=2, wait_s=1.0, check_access=access)
+    gate = WriteAdmission(slots=2, wait_s=1.0, check_access=access, check_recovery=no_recovery)
     for _ in range(3):
         async with gate.change("g1", "good"):
             pass
@@ -81,7 +85,7 @@ async def test_an_admitted_token_is_not_read_again_a_refused_one_always_is() -> 
 async def test_the_admitted_tokens_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(admission, "ADMITTED_CACHE_SIZE", 10)
     access = Access()
-    gate = WriteAdmission(slots=2, wait_s=1.0, check_access=access)
+    gate = WriteAdmission(slots=2, wait_s=1.0, check_access=access, check_recovery=no_recovery)
     for i in range(100):
         async with gate.change(f"g{i}", "good"):
             pass
@@ -92,7 +96,7 @@ async def test_the_admitted_tokens_remembered_are_bounded(monkeypatch: pytest.Mo
 
 
 async def test_changes_of_one_game_run_one_at_a_time_and_others_pass_them() -> None:
-    gate = WriteAdmission(slots=3, wait_s=5.0, check_access=Access())
+    gate = WriteAdmission(slots=3, wait_s=5.0, check_access=Access(), check_recovery=no_recovery)
     order: list[str] = []
     first_in = asyncio.Event()
     release = asyncio.Event()
@@ -121,7 +125,7 @@ async def test_changes_of_one_game_run_one_at_a_time_and_others_pass_them() -> N
 
 
 async def test_a_change_waiting_past_the_bound_is_refused_and_counted() -> None:
-    gate = WriteAdmission(slots=3, wait_s=0.2, check_access=Access())
+    gate = WriteAdmission(slots=3, wait_s=0.2, check_access=Access(), check_recovery=no_recovery)
     held = asyncio.Event()
     done = asyncio.Event()
     before = admission.REFUSED.labels("game")._value.get()
@@ -143,7 +147,7 @@ async def test_a_change_waiting_past_the_bound_is_refused_and_counted() -> None:
 
 
 async def test_a_creation_waits_for_a_write_slot_only() -> None:
-    gate = WriteAdmission(slots=1, wait_s=0.2, check_access=Access())
+    gate = WriteAdmission(slots=1, wait_s=0.2, check_access=Access(), check_recovery=no_recovery)
     before = admission.REFUSED.labels("slot")._value.get()
     async with gate.change("g1", "good"):
         with pytest.raises(ServiceUnavailable, match="1 changes are already waiting"):

@@ -187,7 +187,7 @@ class WriteAdmission:
 
     ``check_access(game_id, token)`` raises what the change would for a token that may not
     change the game (404 ``not-found``, 401 ``unauthorized``); ``check_recovery`` the same
-    for a recovery's code (None: only the recovery's own transaction checks it).
+    for a recovery's code.
     """
 
     def __init__(
@@ -196,7 +196,7 @@ class WriteAdmission:
         slots: int,
         wait_s: float,
         check_access: CheckAccess,
-        check_recovery: CheckRecovery | None = None,
+        check_recovery: CheckRecovery,
         on_the_loop: WorkOnTheLoop | None = None,
     ) -> None:
         self.slots = slots
@@ -221,8 +221,7 @@ class WriteAdmission:
     async def recovery(
         self, game_id: str, recovery_code: str, key: str | None
     ) -> AsyncIterator[WriteAdmission]:
-        if self._check_recovery is not None:
-            await self._check_recovery(game_id, recovery_code, key)
+        await self._check_recovery(game_id, recovery_code, key)
         self._follow_running_loop()
         deadline = asyncio.get_running_loop().time() + self.wait_s
         async with self._turn(game_id, deadline), self._slot(deadline):
