@@ -32,6 +32,7 @@ from bench.harness import (
     app_command,
     cpu_seconds,
     fresh_database,
+    percentile,
     serve,
     workdir,
 )
@@ -154,11 +155,6 @@ async def _load(port: int, request: Request, connections: int, seconds: float) -
     return timings
 
 
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="put-faith")
@@ -192,9 +188,9 @@ def main() -> None:
             every = [t for per_connection in timings for t in per_connection]
             ms = {
                 "p50": statistics.median(every) * 1e3,
-                "p99": _percentile(every, 0.99) * 1e3,
+                "p99": percentile(every, 0.99) * 1e3,
                 "max": max(every) * 1e3,
-                "slowest connection's p99": max(_percentile(t, 0.99) for t in timings if t) * 1e3,
+                "slowest connection's p99": max(percentile(t, 0.99) for t in timings if t) * 1e3,
             }
             figures = "  ".join(f"{what} {value:6.1f} ms" for what, value in ms.items())
             rate = len(every) / args.seconds

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from bench.harness import percentile
+
 WEAK_KEY = "a" * 22  # 22 base64url characters: the shortest key, and the first guessed
 GAME = {"players": [{"name": "Anna"}, {"name": "Bruno"}], "seed": 7}
 TIMEOUT = 30.0
@@ -106,8 +108,7 @@ def _statuses(answers: list[int]) -> dict[str, int]:
 
 
 def _ms(seconds: list[float], share: float) -> float:
-    ordered = sorted(seconds)
-    return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 1)
+    return round(percentile(seconds, share) * 1000, 1)
 
 
 def recovery_codes(port: int, *, strangers: int, rate: float, seconds: float) -> dict[str, Any]:

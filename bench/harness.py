@@ -30,6 +30,14 @@ WRK_MISSING = (
 )
 
 
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (the nearest rank); nan if none."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
 def require_wrk() -> str:
     found = shutil.which("wrk")
     if found is None:

@@ -41,6 +41,7 @@ from bench.harness import (
     app_command,
     fresh_database,
     machine,
+    percentile,
     serve,
     server_rss,
     workdir,
@@ -63,13 +64,6 @@ class Receipts:
     events: int = 0
     ended: int = 0
     recording: bool = False
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def create_games(client: httpx.AsyncClient, count: int) -> list[Game]:
