@@ -46,7 +46,13 @@ from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_text, json_value
 from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
 from app.persistence.stall import StallBreaker
-from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
+from app.persistence.statements import (
+    GAME_DOCUMENT,
+    GAME_RECOVERY,
+    GAME_STATE,
+    GAME_VERSION,
+    driver_sql,
+)
 from app.persistence.unit_of_work import translated
 from app.persistence.watchdog import CUT_CONNECTIONS
 
@@ -54,6 +60,7 @@ from app.persistence.watchdog import CUT_CONNECTIONS
 _DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
+_RECOVERY = driver_sql(GAME_RECOVERY, _DIALECT)
 _STATE = driver_sql(GAME_STATE, _DIALECT)
 # A statement's values: by name, or by position.
 _Parameters = Mapping[str, Any] | tuple[Any, ...]
@@ -97,6 +104,13 @@ class AsyncGameRows:
             return None
         version, host_hash, player_hashes = row
         return StoredVersion(version, Credentials(host_hash, player_hashes))
+
+    async def recovery(self, game_id: str) -> StoredVersion | None:
+        row = await self._fetch_one(_RECOVERY, game_id)
+        if row is None:
+            return None
+        version, host_hash, player_hashes, recovery_hash = row
+        return StoredVersion(version, Credentials(host_hash, player_hashes, recovery_hash))
 
     async def state(self, game_id: str) -> StoredGame | None:
         row = await self._fetch_one(_STATE, game_id)

@@ -185,6 +185,9 @@ class StagedGames:
     def version(self, game_id: str) -> NoReturn:
         _refuse("a game's version alone")
 
+    def recovery(self, game_id: str) -> NoReturn:
+        _refuse("a game's recovery hash")
+
     def document(self, game_id: str) -> NoReturn:
         _refuse("a game's document")
 

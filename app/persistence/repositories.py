@@ -26,6 +26,7 @@ from app.persistence.idempotency_keys import IdempotencyRepository as Idempotenc
 from app.persistence.statements import (
     CREDENTIALS_CHANGE,
     GAME_DOCUMENT,
+    GAME_RECOVERY,
     IDLE_GAMES,
     IDLE_GAMES_LOCKED,
     KEYS_GONE,
@@ -189,6 +190,10 @@ class GameRepository:
 
     def version(self, game_id: str) -> StoredVersion | None:
         row = self._statements.version.one_or_none(self.connection, {"game_id": game_id})
+        return None if row is None else StoredVersion(row.version, _credentials(row))
+
+    def recovery(self, game_id: str) -> StoredVersion | None:
+        row = self.connection.execute(GAME_RECOVERY, {"game_id": game_id}).one_or_none()
         return None if row is None else StoredVersion(row.version, _credentials(row))
 
     def store_change(

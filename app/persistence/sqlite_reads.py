@@ -32,7 +32,13 @@ from app.persistence.repositories import (
     StoredGame,
     StoredVersion,
 )
-from app.persistence.statements import GAME_DOCUMENT, GAME_STATE, GAME_VERSION, driver_sql
+from app.persistence.statements import (
+    GAME_DOCUMENT,
+    GAME_RECOVERY,
+    GAME_STATE,
+    GAME_VERSION,
+    driver_sql,
+)
 from app.services.storage import Games
 
 if TYPE_CHECKING:
@@ -41,6 +47,7 @@ if TYPE_CHECKING:
 _DIALECT = sqlite.dialect()
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
+_RECOVERY = driver_sql(GAME_RECOVERY, _DIALECT)
 _STATE = driver_sql(GAME_STATE, _DIALECT)
 _Row = TypeVar("_Row")
 
@@ -71,6 +78,15 @@ class SqliteLoopReads:
             return None
         version, host_hash, player_hashes = row
         return StoredVersion(version, _credentials(host_hash, player_hashes))
+
+    async def recovery(self, game_id: str) -> StoredVersion | None:
+        found, row = self._on_the_loop(_RECOVERY, game_id)
+        if not found:
+            return await self._in_a_thread(lambda games: games.recovery(game_id))
+        if row is None:
+            return None
+        version, host_hash, player_hashes, recovery_hash = row
+        return StoredVersion(version, _credentials(host_hash, player_hashes, recovery_hash))
 
     async def state(self, game_id: str) -> StoredGame | None:
         found, row = self._on_the_loop(_STATE, game_id)
@@ -130,6 +146,8 @@ class SqliteLoopReads:
             return read(uow.games)
 
 
-def _credentials(host_hash: str, player_hashes: str) -> Credentials:
+def _credentials(
+    host_hash: str, player_hashes: str, recovery_hash: str | None = None
+) -> Credentials:
     # The players' hashes are a JSON column, which sqlite3 hands over as its text.
-    return Credentials(host_hash, json_value(player_hashes))
+    return Credentials(host_hash, json_value(player_hashes), recovery_hash)

@@ -51,6 +51,10 @@ GAME_DOCUMENT = select(
 GAME_VERSION = select(GAMES.c.version, GAMES.c.host_token_hash, GAMES.c.player_token_hashes).where(
     GAMES.c.id == bindparam("game_id")
 )
+# What a recovery's code is checked against before it is admitted: the version's read and
+# the code's hash, never the state (a stranger's guesses parse nothing of it). Apart from
+# GAME_VERSION, which a 304 sends, so that the reads clients poll with stay as narrow.
+GAME_RECOVERY = GAME_VERSION.add_columns(GAMES.c.recovery_code_hash)
 
 
 def driver_sql(statement: Select[Any], dialect: Dialect) -> str:

@@ -100,6 +100,10 @@ class Games(Protocol):
 
     def version(self, game_id: str) -> StoredVersion | None: ...
 
+    def recovery(self, game_id: str) -> StoredVersion | None:
+        """The version and every hash, the recovery code's included (not the state)."""
+        ...
+
     def store_change(
         self,
         game: GameState,
@@ -270,6 +274,8 @@ class AsyncGameReads(Protocol):
     async def document(self, game_id: str) -> StoredDocument | None: ...
 
     async def version(self, game_id: str) -> StoredVersion | None: ...
+
+    async def recovery(self, game_id: str) -> StoredVersion | None: ...
 
     async def state(self, game_id: str) -> StoredGame | None: ...
 

@@ -22,7 +22,7 @@ def utcnow() -> datetime:
 class Credentials:
     """Who may touch a game: the hashes of its host token and of each player's token (a
     seat whose token was revoked has none), and of the code that regains the host seat
-    (read only by the changes, which may need it)."""
+    (read with the version and the state, not with the document)."""
 
     host_token_hash: str
     player_token_hashes: Mapping[str, str]

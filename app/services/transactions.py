@@ -126,9 +126,10 @@ class GameTransactions:
 
     async def check_recovery(self, game_id: str, recovery_code: str) -> None:
         """404, then 401 unless ``recovery_code`` is the game's: what a recovery answers a
-        stranger, read in one statement with no thread held where the database allows it."""
+        stranger, read in one statement with no thread held where the database allows it,
+        and not the game's state (a stranger's guesses parse nothing of it)."""
         stored = await self._row(
-            game_id, lambda rows: rows.state(game_id), lambda games: games.state(game_id)
+            game_id, lambda rows: rows.recovery(game_id), lambda games: games.recovery(game_id)
         )
         if stored is None:
             raise _no_game(game_id)

@@ -60,8 +60,8 @@ PINNED: dict[str, dict[str, int]] = {
         # BEGIN IMMEDIATE; SELECT; UPDATE games; INSERT events; UPDATE the token hashes
         "issueSeatToken": 5,
         "revokeSeatToken": 5,
-        # Its admission's read of the game's state (the recovery code's hash, on the loop,
-        # as a token's check), then the five of a seat's change.
+        # Its admission's read of the game's version and hashes, the recovery code's
+        # included (on the loop, as a token's check), then the five of a seat's change.
         "recoverHostSeat": 6,
         # By the recovered host token, new to the admission: SELECT (on the loop); then
         # BEGIN IMMEDIATE; SELECT; DELETE events; UPDATE its keys (gone); DELETE games
@@ -262,3 +262,16 @@ async def test_statements_do_not_grow_with_players(
     two = (await _measure(app, client, 2))[operation]
     five = (await _measure(app, client, 5))[operation]
     assert len(two) == len(five), f"2 players:\n{_show(two)}\n5 players:\n{_show(five)}"
+
+
+async def test_a_refused_recovery_code_reads_the_version_and_hashes_not_the_state(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """A stranger guessing a recovery code costs one read of the game's version and hashes,
+    the statement a 304 sends, and never a parse of the game's state."""
+    game = await create_game(client)
+    guess = {"recovery_code": "0" * 32}
+    statements = await _count(app, lambda: client.post(f"{game.url}/recovery", json=guess), 401)
+    reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(reads) == 1, _show(statements)
+    assert "games.recovery_code_hash" in reads[0] and "games.state" not in reads[0], _show(reads)

@@ -50,7 +50,8 @@ def build_game(players: int = 3) -> GameState:
 
 
 def credentials(game: GameState) -> Credentials:
-    return Credentials("h" * 64, {p.id: f"{i:064d}" for i, p in enumerate(game.players)})
+    players = {p.id: f"{i:064d}" for i, p in enumerate(game.players)}
+    return Credentials("h" * 64, players, recovery_code_hash="r" * 64)
 
 
 def store_as_changed(

@@ -67,6 +67,7 @@ def test_async_reads_return_what_the_repository_reads(
         expected_document = GameRepository(connection).document(game.id)
         expected_version = GameRepository(connection).version(game.id)
         expected_state = GameRepository(connection).state(game.id)
+        expected_recovery = GameRepository(connection).recovery(game.id)
 
     async def read() -> tuple[Any, ...]:
         rows = _rows(migrated_database)
@@ -75,15 +76,26 @@ def test_async_reads_return_what_the_repository_reads(
                 await rows.document(game.id),
                 await rows.version(game.id),
                 await rows.state(game.id),
+                await rows.recovery(game.id),
                 await rows.document("0" * 32),
                 await rows.version("0" * 32),
                 await rows.state("0" * 32),
+                await rows.recovery("0" * 32),
             )
         finally:
             await rows.close()
 
-    assert expected_state is not None
-    expected = (expected_document, expected_version, expected_state, None, None, None)
+    assert expected_state is not None and expected_recovery is not None
+    # The recovery's read holds the code's hash, which the version's leaves out.
+    assert expected_recovery.credentials == expected_state.credentials
+    assert expected_version is not None and expected_version.credentials.recovery_code_hash is None
+    expected = (
+        expected_document,
+        expected_version,
+        expected_state,
+        expected_recovery,
+        *(None,) * 4,
+    )
     assert asyncio.run(read()) == expected
 
 

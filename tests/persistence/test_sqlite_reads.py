@@ -52,6 +52,7 @@ def test_sqlite_loop_reads_return_what_the_repository_reads_without_a_thread(
         expected_document = GameRepository(connection).document(game.id)
         expected_version = GameRepository(connection).version(game.id)
         expected_state = GameRepository(connection).state(game.id)
+        expected_recovery = GameRepository(connection).recovery(game.id)
     threads = _Threads(monkeypatch)
 
     async def read() -> tuple[Any, ...]:
@@ -61,15 +62,26 @@ def test_sqlite_loop_reads_return_what_the_repository_reads_without_a_thread(
                 await rows.document(game.id),
                 await rows.version(game.id),
                 await rows.state(game.id),
+                await rows.recovery(game.id),
                 await rows.document("0" * 32),
                 await rows.version("0" * 32),
                 await rows.state("0" * 32),
+                await rows.recovery("0" * 32),
             )
         finally:
             await rows.close()
 
-    assert expected_state is not None
-    expected = (expected_document, expected_version, expected_state, None, None, None)
+    assert expected_state is not None and expected_recovery is not None
+    # The recovery's read holds the code's hash, which the version's leaves out.
+    assert expected_recovery.credentials == expected_state.credentials
+    assert expected_version is not None and expected_version.credentials.recovery_code_hash is None
+    expected = (
+        expected_document,
+        expected_version,
+        expected_state,
+        expected_recovery,
+        *(None,) * 4,
+    )
     assert asyncio.run(read()) == expected
     assert threads.calls == 0
 
