@@ -78,7 +78,9 @@ def compose_use_cases(settings: Settings, db: Database, catalogue: Catalogue) ->
 def compose(settings: Settings, ports: StoragePorts, catalogue: Catalogue) -> UseCases:
     """The use cases on any implementation of the storage port."""
     storage = ports.storage
-    idempotency = Idempotency(storage, timedelta(hours=settings.idempotency_ttl_hours))
+    idempotency = Idempotency(
+        storage, timedelta(hours=settings.idempotency_ttl_hours), rows=ports.rows
+    )
     transactions = GameTransactions(
         storage,
         JsonPresenter(catalogue),

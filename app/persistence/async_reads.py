@@ -51,6 +51,7 @@ from app.persistence.statements import (
     GAME_RECOVERY,
     GAME_STATE,
     GAME_VERSION,
+    KEY_STORED,
     driver_sql,
 )
 from app.persistence.unit_of_work import translated
@@ -61,6 +62,7 @@ _DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
 _RECOVERY = driver_sql(GAME_RECOVERY, _DIALECT)
+_KEY_STORED = driver_sql(KEY_STORED, _DIALECT)
 _STATE = driver_sql(GAME_STATE, _DIALECT)
 # A statement's values: by name, or by position.
 _Parameters = Mapping[str, Any] | tuple[Any, ...]
@@ -123,6 +125,9 @@ class AsyncGameRows:
             write_tat_ms,
             budgets,
         )
+
+    async def key_stored(self, key_hash: str) -> bool:
+        return await self.fetch_one(_KEY_STORED, {"key_hash": key_hash}) is not None
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []

@@ -37,6 +37,7 @@ from app.persistence.statements import (
     GAME_RECOVERY,
     GAME_STATE,
     GAME_VERSION,
+    KEY_STORED,
     driver_sql,
 )
 from app.services.storage import Games
@@ -48,6 +49,7 @@ _DIALECT = sqlite.dialect()
 _DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
 _VERSION = driver_sql(GAME_VERSION, _DIALECT)
 _RECOVERY = driver_sql(GAME_RECOVERY, _DIALECT)
+_KEY_STORED = driver_sql(KEY_STORED, _DIALECT)
 _STATE = driver_sql(GAME_STATE, _DIALECT)
 _Row = TypeVar("_Row")
 
@@ -102,6 +104,12 @@ class SqliteLoopReads:
             None if budgets is None else json_value(budgets),
         )
 
+    async def key_stored(self, key_hash: str) -> bool:
+        found, row = self._on_the_loop(_KEY_STORED, key_hash)
+        if not found:
+            return await to_thread.run_sync(self._key_in_a_thread, key_hash)
+        return row is not None
+
     async def close(self) -> None:
         self._drop_connection()
 
@@ -144,6 +152,10 @@ class SqliteLoopReads:
     def _read(self, read: Callable[[Games], _Row]) -> _Row:
         with self._database.unit_of_work(write=False) as uow:
             return read(uow.games)
+
+    def _key_in_a_thread(self, key_hash: str) -> bool:
+        with self._database.unit_of_work(write=False) as uow:
+            return uow.keys.get(key_hash) is not None
 
 
 def _credentials(

@@ -55,6 +55,10 @@ GAME_VERSION = select(GAMES.c.version, GAMES.c.host_token_hash, GAMES.c.player_t
 # the code's hash, never the state (a stranger's guesses parse nothing of it). Apart from
 # GAME_VERSION, which a 304 sends, so that the reads clients poll with stay as narrow.
 GAME_RECOVERY = GAME_VERSION.add_columns(GAMES.c.recovery_code_hash)
+# Whether an Idempotency-Key is stored (an answer, or a claim in flight), without its answer.
+KEY_STORED = select(IDEMPOTENCY_KEYS.c.key_hash).where(
+    IDEMPOTENCY_KEYS.c.key_hash == bindparam("key_hash")
+)
 
 
 def driver_sql(statement: Select[Any], dialect: Dialect) -> str:

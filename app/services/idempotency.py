@@ -25,9 +25,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
+from anyio import to_thread
+
 from app.domain.errors import NotFound
 from app.services.errors import IdempotencyInFlight, IdempotencyKeyReused
-from app.services.storage import IdempotencyKeys, KeyLocked, KeyTaken, Storage, UnitOfWork
+from app.services.storage import (
+    AsyncGameReads,
+    IdempotencyKeys,
+    KeyLocked,
+    KeyTaken,
+    Storage,
+    UnitOfWork,
+)
 from app.services.stored import KeyRecord, Outcome, utcnow
 from app.services.tokens import idempotency_key_hash, seal, unseal
 
@@ -83,9 +92,13 @@ class Attempt:
 
 
 class Idempotency:
-    def __init__(self, storage: Storage, ttl: timedelta) -> None:
+    def __init__(
+        self, storage: Storage, ttl: timedelta, rows: AsyncGameReads | None = None
+    ) -> None:
         self.storage = storage
         self.ttl = ttl
+        #: The reads on the event loop, where the database allows them.
+        self.rows = rows
 
     @contextmanager
     def attempt(self, scope: str, key: str | None, fingerprint: str) -> Iterator[Attempt]:
@@ -146,10 +159,17 @@ class Idempotency:
             attempt.answer = work(attempt.uow)
         return attempt.answer
 
-    def stored(self, scope: str, key: str) -> bool:
-        """Whether ``key`` is stored for ``scope`` (an answer, or a claim in flight)."""
+    async def stored(self, scope: str, key: str) -> bool:
+        """Whether ``key`` is stored for ``scope`` (an answer, or a claim in flight): on the
+        event loop where the database allows it (``rows``), else on a request thread."""
+        key_hash = idempotency_key_hash(scope, key)
+        if self.rows is not None:
+            return await self.rows.key_stored(key_hash)
+        return await to_thread.run_sync(self._stored, key_hash)
+
+    def _stored(self, key_hash: str) -> bool:
         with self.storage.unit_of_work(write=False) as uow:
-            return uow.keys.get(idempotency_key_hash(scope, key)) is not None
+            return uow.keys.get(key_hash) is not None
 
     @contextmanager
     def _claimed_with_the_work(

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from anyio import to_thread
-
 from app.domain import game as rules
 from app.domain.game import HOST_SEAT
 from app.services.access import recover
@@ -93,7 +91,7 @@ class SeatService:
             await self.transactions.check_recovery(game_id, recovery_code)
         except Unauthorized:
             scope = _recovery_scope(game_id)
-            if key is None or not await to_thread.run_sync(self.idempotency.stored, scope, key):
+            if key is None or not await self.idempotency.stored(scope, key):
                 raise
 
     def recover_host_seat(

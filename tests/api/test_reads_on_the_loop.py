@@ -6,6 +6,7 @@ again on a thread (tests/persistence)."""
 from __future__ import annotations
 
 import threading
+import uuid
 
 from tests.api.conftest import GameHandle
 
@@ -53,3 +54,18 @@ async def test_a_stranger_reading_a_games_events_holds_no_thread(
     assert threads == []
     assert (await game.client.get(f"{game.url}/events", headers=game.host())).status_code == 200
     assert threads != []
+
+
+async def test_a_stranger_guessing_recovery_codes_with_keys_holds_no_thread(
+    game: GameHandle, threads: list[threading.Thread]
+) -> None:
+    # A wrong code sent with an Idempotency-Key is refused once the key is known not to be
+    # stored (a stored one would be a retry of the recovery that spent the code): that
+    # read, like the code's check, runs on the event loop.
+    threads.clear()
+    guess = {"recovery_code": "0" * 32}
+    for key in (str(uuid.uuid4()), str(uuid.uuid4()), None):
+        headers = {} if key is None else {"Idempotency-Key": key}
+        answer = await game.client.post(f"{game.url}/recovery", json=guess, headers=headers)
+        assert answer.status_code == 401, answer.text
+    assert threads == []
