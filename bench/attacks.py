@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -225,18 +226,23 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
                 for key, value in player_flips(port, flips=1000).items()
                 if key != "same_decision_again_logs"
             }
-    if wanted("recovery-codes"):
+    for name, keyed in (("recovery-codes", False), ("recovery-codes-keyed", True)):
+        if not wanted(name):
+            continue
         # PostgreSQL: its changes hold a write slot across their round trips (on SQLite a
-        # change runs on the event loop in one go, so that what it holds is never waited on).
+        # change runs on the event loop in one go, so that what it holds is never waited on),
+        # and its keyed changes a request thread.
         with (
             fresh_database("postgres", DEFAULT_PG_SERVER, workdir) as url,
-            serve(
-                tree, workdir, name="recovery", env={"GAME_WRITE_RATE": "0"}, database_url=url
-            ) as (port, _p, _),
+            serve(tree, workdir, name=name, env={"GAME_WRITE_RATE": "0"}, database_url=url) as (
+                port,
+                _p,
+                _,
+            ),
         ):
             step(
-                "recovery-codes",
-                lambda: recovery_codes(port, strangers=32, rate=10, seconds=10),
+                name,
+                partial(recovery_codes, port, strangers=32, rate=10, seconds=10, keyed=keyed),
             )
     if wanted("keyed-nothing"):
         with serve(tree, workdir, name="keyed") as (port, _p, _):

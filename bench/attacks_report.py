@@ -51,6 +51,9 @@ DESCRIPTIONS = {
     "codes (`POST .../recovery`, no token) for 10 s, 10 a second each, in turn for a real "
     "game and for games that do not exist; meanwhile another table (127.0.0.3) changes its "
     "own game one request after another; PostgreSQL, GAME_WRITE_RATE=0",
+    "recovery-codes-keyed": "as recovery-codes, but every attempt and every change of the "
+    "other table sends a fresh Idempotency-Key (a keyed change takes a request thread on "
+    "PostgreSQL)",
     "keyed-nothing": "the host sets p1's Faith to 15, then sends 500 Faith gains of 1 (each "
     "changes nothing), each with a fresh Idempotency-Key, one after another; defaults",
 }

@@ -1,5 +1,6 @@
 """Attacks on stored games that only the bench runs (``bench/attacks.py`` groups
-``guessable-idempotency-key``, ``player-flips``, ``recovery-codes`` and ``keyed-nothing``);
+``guessable-idempotency-key``, ``player-flips``, ``recovery-codes`` (and
+``recovery-codes-keyed``) and ``keyed-nothing``);
 the tests of what they show are in tests/api and tests/limits. Each takes the server's
 port and returns a dict of figures."""
 
@@ -111,12 +112,16 @@ def _ms(seconds: list[float], share: float) -> float:
     return round(percentile(seconds, share) * 1000, 1)
 
 
-def recovery_codes(port: int, *, strangers: int, rate: float, seconds: float) -> dict[str, Any]:
+def recovery_codes(
+    port: int, *, strangers: int, rate: float, seconds: float, keyed: bool = False
+) -> dict[str, Any]:
     """Strangers, each from an address of its own (127.0.0.10 on), try recovery codes for
     ``seconds``, each ``rate`` a second (the same load whatever the server's answers take,
     so that before and after compare): wrong codes for a real game and for games that do
     not exist, in turn. Meanwhile another table (127.0.0.3) changes its own game one
-    request after another. Does a code attempt hold what every game's changes share?"""
+    request after another. Does a code attempt hold what every game's changes share?
+    ``keyed``: every attempt, and every change of the table, sends a fresh
+    Idempotency-Key (a keyed change takes a request thread on PostgreSQL)."""
     base_url = f"http://127.0.0.1:{port}"
     with httpx.Client(base_url=base_url, timeout=TIMEOUT) as http:
         target = http.post("/v1/games", json=GAME).json()["game"]["id"]
@@ -133,7 +138,8 @@ def recovery_codes(port: int, *, strangers: int, rate: float, seconds: float) ->
             while time.monotonic() < until:
                 game = target if i % 2 else uuid.uuid4().hex
                 sent = time.perf_counter()
-                answer = client.post(f"/v1/games/{game}/recovery", json=wrong)
+                key = {"Idempotency-Key": str(uuid.uuid4())} if keyed else {}
+                answer = client.post(f"/v1/games/{game}/recovery", json=wrong, headers=key)
                 attempt_took.append(time.perf_counter() - sent)
                 attempts.append(answer.status_code)
                 i += 1
@@ -150,7 +156,9 @@ def recovery_codes(port: int, *, strangers: int, rate: float, seconds: float) ->
     with httpx.Client(base_url=base_url, timeout=TIMEOUT, transport=transport) as client:
         while time.monotonic() < until:
             started = time.perf_counter()
-            answer = client.put(url, json={"faith": 3 + len(changes) % 2}, headers=headers)
+            key = {"Idempotency-Key": str(uuid.uuid4())} if keyed else {}
+            faith = {"faith": 3 + len(changes) % 2}
+            answer = client.put(url, json=faith, headers=headers | key)
             took.append(time.perf_counter() - started)
             changes.append(answer.status_code)
     for thread in threads:
