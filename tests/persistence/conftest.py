@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -85,3 +86,31 @@ def store(database: Database, game: GameState) -> None:
 def make_game() -> GameFactory:
     """``make_game(players=3) -> GameState`` (not stored)."""
     return build_game
+
+
+READ_KINDS = ("document", "version", "state", "recovery")
+NO_GAME = "0" * 32
+
+
+def repository_reads(database: Database, game_id: str) -> tuple[Any, ...]:
+    """What the repository reads of ``game_id`` (each of ``READ_KINDS``), then of a game
+    that does not exist (None each): what the reads on the event loop must return."""
+    with database.transaction(write=False) as connection:
+        repository = GameRepository(connection)
+        found = tuple(getattr(repository, kind)(game_id) for kind in READ_KINDS)
+    _document, version, state, recovery = found
+    assert state is not None and recovery is not None and version is not None
+    # The recovery's read holds the code's hash, which the version's leaves out.
+    assert recovery.credentials == state.credentials
+    assert version.credentials.recovery_code_hash is None
+    return (*found, *(None,) * len(READ_KINDS))
+
+
+async def loop_reads(rows: Any, game_id: str) -> tuple[Any, ...]:
+    """The same reads through ``rows`` (an ``AsyncGameReads``), which it closes."""
+    try:
+        return tuple(
+            [await getattr(rows, kind)(game) for game in (game_id, NO_GAME) for kind in READ_KINDS]
+        )
+    finally:
+        await rows.close()

@@ -13,9 +13,8 @@ import pytest
 
 from app.persistence.async_reads import AsyncGameRows
 from app.persistence.db import Database, DatabaseBusy, DatabaseTimeouts, is_unavailable_error
-from app.persistence.repositories import GameRepository
 from app.persistence.watchdog import CUT_CONNECTIONS
-from tests.persistence.conftest import GameFactory, store
+from tests.persistence.conftest import GameFactory, loop_reads, repository_reads, store
 
 # The reads on the event loop exist on PostgreSQL only.
 pytestmark = [
@@ -63,40 +62,8 @@ def test_async_reads_return_what_the_repository_reads(
 ) -> None:
     game = make_game(players=4)
     store(migrated_database, game)
-    with migrated_database.transaction(write=False) as connection:
-        expected_document = GameRepository(connection).document(game.id)
-        expected_version = GameRepository(connection).version(game.id)
-        expected_state = GameRepository(connection).state(game.id)
-        expected_recovery = GameRepository(connection).recovery(game.id)
-
-    async def read() -> tuple[Any, ...]:
-        rows = _rows(migrated_database)
-        try:
-            return (
-                await rows.document(game.id),
-                await rows.version(game.id),
-                await rows.state(game.id),
-                await rows.recovery(game.id),
-                await rows.document("0" * 32),
-                await rows.version("0" * 32),
-                await rows.state("0" * 32),
-                await rows.recovery("0" * 32),
-            )
-        finally:
-            await rows.close()
-
-    assert expected_state is not None and expected_recovery is not None
-    # The recovery's read holds the code's hash, which the version's leaves out.
-    assert expected_recovery.credentials == expected_state.credentials
-    assert expected_version is not None and expected_version.credentials.recovery_code_hash is None
-    expected = (
-        expected_document,
-        expected_version,
-        expected_state,
-        expected_recovery,
-        *(None,) * 4,
-    )
-    assert asyncio.run(read()) == expected
+    expected = repository_reads(migrated_database, game.id)
+    assert asyncio.run(loop_reads(_rows(migrated_database), game.id)) == expected
 
 
 def test_async_reads_open_at_most_size_connections_and_reuse_them(

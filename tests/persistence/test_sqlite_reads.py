@@ -15,10 +15,9 @@ from sqlalchemy.engine import make_url
 
 import app.persistence.sqlite_reads as sqlite_reads
 from app.persistence.db import Database, DatabaseTimeouts
-from app.persistence.repositories import GameRepository
 from app.persistence.sqlite_reads import SqliteLoopReads
 from app.services.storage import StorageUnavailable
-from tests.persistence.conftest import GameFactory, store
+from tests.persistence.conftest import GameFactory, loop_reads, repository_reads, store
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -48,41 +47,9 @@ def test_sqlite_loop_reads_return_what_the_repository_reads_without_a_thread(
 ) -> None:
     game = make_game(players=4)
     store(migrated_database, game)
-    with migrated_database.transaction(write=False) as connection:
-        expected_document = GameRepository(connection).document(game.id)
-        expected_version = GameRepository(connection).version(game.id)
-        expected_state = GameRepository(connection).state(game.id)
-        expected_recovery = GameRepository(connection).recovery(game.id)
+    expected = repository_reads(migrated_database, game.id)
     threads = _Threads(monkeypatch)
-
-    async def read() -> tuple[Any, ...]:
-        rows = _rows(migrated_database)
-        try:
-            return (
-                await rows.document(game.id),
-                await rows.version(game.id),
-                await rows.state(game.id),
-                await rows.recovery(game.id),
-                await rows.document("0" * 32),
-                await rows.version("0" * 32),
-                await rows.state("0" * 32),
-                await rows.recovery("0" * 32),
-            )
-        finally:
-            await rows.close()
-
-    assert expected_state is not None and expected_recovery is not None
-    # The recovery's read holds the code's hash, which the version's leaves out.
-    assert expected_recovery.credentials == expected_state.credentials
-    assert expected_version is not None and expected_version.credentials.recovery_code_hash is None
-    expected = (
-        expected_document,
-        expected_version,
-        expected_state,
-        expected_recovery,
-        *(None,) * 4,
-    )
-    assert asyncio.run(read()) == expected
+    assert asyncio.run(loop_reads(_rows(migrated_database), game.id)) == expected
     assert threads.calls == 0
 
 
