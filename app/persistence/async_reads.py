@@ -1,5 +1,7 @@
 """Reads of one game row on the event loop (PostgreSQL): what ``GET /v1/games/{id}`` and
-its 304 cost, and a report's read (the game's state), without a thread or SQLAlchemy.
+its 304 cost, a report's read (the game's state), and the checks a stranger's recovery
+gets (the code's hash, whether its Idempotency-Key is held), without a thread or
+SQLAlchemy.
 
 Measured (``bench/RESULTS.md``, "Where a read's cost is"): the same one-row SELECT serves
 2-3x the requests through psycopg's async connections that it serves through a pooled

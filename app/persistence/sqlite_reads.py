@@ -1,6 +1,7 @@
 """Reads of one game row on the event loop (SQLite): what ``GET /v1/games/{id}`` and its
-304 cost, and a report's read (the game's state), without a hand-off to the threadpool and
-back.
+304 cost, a report's read (the game's state), and the checks a stranger's recovery gets
+(the code's hash, whether its Idempotency-Key is held), without a hand-off to the
+threadpool and back.
 
 A read of one row by its key, in a file whose pages the OS has cached, takes less time
 than waking a thread does; WAL mode lets it read while a writer writes. It must never

@@ -268,8 +268,9 @@ class WorkOnTheLoop(Protocol):
 
 
 class AsyncGameReads(Protocol):
-    """A game's read model, version and state read on the event loop, holding no thread
-    (where the store allows it: ``app/persistence/async_reads.py``, ``sqlite_reads.py``)."""
+    """A game's read model, version and state, and whether an Idempotency-Key is held, read
+    on the event loop, holding no thread (where the store allows it:
+    ``app/persistence/async_reads.py``, ``sqlite_reads.py``)."""
 
     async def document(self, game_id: str) -> StoredDocument | None: ...
 
