@@ -41,7 +41,7 @@ from app.persistence.statements import (
     KEY_STORED,
     driver_sql,
 )
-from app.services.storage import Games
+from app.services.storage import UnitOfWork
 
 if TYPE_CHECKING:
     from app.persistence.db import Database
@@ -67,7 +67,7 @@ class SqliteLoopReads:
     async def document(self, game_id: str) -> StoredDocument | None:
         found, row = self._on_the_loop(_DOCUMENT, game_id)
         if not found:
-            return await self._in_a_thread(lambda games: games.document(game_id))
+            return await self._in_a_thread(lambda uow: uow.games.document(game_id))
         if row is None:
             return None
         version, document, key, host_hash, player_hashes = row
@@ -76,7 +76,7 @@ class SqliteLoopReads:
     async def version(self, game_id: str) -> StoredVersion | None:
         found, row = self._on_the_loop(_VERSION, game_id)
         if not found:
-            return await self._in_a_thread(lambda games: games.version(game_id))
+            return await self._in_a_thread(lambda uow: uow.games.version(game_id))
         if row is None:
             return None
         version, host_hash, player_hashes = row
@@ -85,7 +85,7 @@ class SqliteLoopReads:
     async def recovery(self, game_id: str) -> StoredVersion | None:
         found, row = self._on_the_loop(_RECOVERY, game_id)
         if not found:
-            return await self._in_a_thread(lambda games: games.recovery(game_id))
+            return await self._in_a_thread(lambda uow: uow.games.recovery(game_id))
         if row is None:
             return None
         version, host_hash, player_hashes, recovery_hash = row
@@ -94,7 +94,7 @@ class SqliteLoopReads:
     async def state(self, game_id: str) -> StoredGame | None:
         found, row = self._on_the_loop(_STATE, game_id)
         if not found:
-            return await self._in_a_thread(lambda games: games.state(game_id))
+            return await self._in_a_thread(lambda uow: uow.games.state(game_id))
         if row is None:
             return None
         version, state, host_hash, player_hashes, recovery_hash, write_tat_ms, budgets = row
@@ -108,7 +108,7 @@ class SqliteLoopReads:
     async def key_stored(self, key_hash: str) -> bool:
         found, row = self._on_the_loop(_KEY_STORED, key_hash)
         if not found:
-            return await to_thread.run_sync(self._key_in_a_thread, key_hash)
+            return await self._in_a_thread(lambda uow: uow.keys.get(key_hash) is not None)
         return row is not None
 
     async def close(self) -> None:
@@ -146,17 +146,13 @@ class SqliteLoopReads:
             with contextlib.suppress(sqlite3.Error):  # it is dropped either way
                 connection.close()
 
-    async def _in_a_thread(self, read: Callable[[Games], _Row]) -> _Row:
+    async def _in_a_thread(self, read: Callable[[UnitOfWork], _Row]) -> _Row:
         """``read`` in the threadpool's unit of work, with its bounds and its errors."""
         return await to_thread.run_sync(self._read, read)
 
-    def _read(self, read: Callable[[Games], _Row]) -> _Row:
+    def _read(self, read: Callable[[UnitOfWork], _Row]) -> _Row:
         with self._database.unit_of_work(write=False) as uow:
-            return read(uow.games)
-
-    def _key_in_a_thread(self, key_hash: str) -> bool:
-        with self._database.unit_of_work(write=False) as uow:
-            return uow.keys.get(key_hash) is not None
+            return read(uow)
 
 
 def _credentials(
