@@ -156,27 +156,30 @@ class GameBudget:
         """Admit one change to be stored, by the host (``player_id`` None) or a player; or
         409 (the log, or the player's share of it, is full) or 429 (the seat's rate)."""
         check_log_room(limits, game_id, version)
-        if player_id is None:
-            self.spend_rate(limits, game_id, None, now)
-            return
-        changes = self.players.get(player_id, SeatSpend()).changes
-        if changes >= limits.player_events:
-            raise SeatEventLimitReached(
-                f"Player {player_id} has made {changes} changes to game {game_id}, the "
-                "most one player may; the host's token can still change the game.",
-                player_id=player_id,
-            )
-        self.spend_rate(limits, game_id, player_id, now)
-        self.players[player_id] = SeatSpend(self.players[player_id].tat_ms, changes + 1)
+        if player_id is not None:
+            changes = self.players.get(player_id, SeatSpend()).changes
+            if changes >= limits.player_events:
+                raise SeatEventLimitReached(
+                    f"Player {player_id} has made {changes} changes to game {game_id}, the "
+                    "most one player may; the host's token can still change the game.",
+                    player_id=player_id,
+                )
+        self._charge(limits, game_id, player_id, now, logged=1)
 
     def spend_rate(
         self, limits: WriteLimits, game_id: str, player_id: str | None, now: int
     ) -> None:
         """Admit a request that logs nothing but stores its answer (a keyed change that
         changes nothing) at the seat's rate, or 429; it takes no room in the log."""
+        self._charge(limits, game_id, player_id, now, logged=0)
+
+    def _charge(
+        self, limits: WriteLimits, game_id: str, player_id: str | None, now: int, logged: int
+    ) -> None:
+        """The seat's rate (or 429), and ``logged`` more of a player's share of the log."""
         if player_id is None:
             self.host_tat_ms = limit_game_write(limits.host, game_id, self.host_tat_ms, now)
             return
         spent = self.players.get(player_id, SeatSpend())
         tat = limit_game_write(limits.player, game_id, spent.tat_ms, now, f" by {player_id}")
-        self.players[player_id] = SeatSpend(tat, spent.changes)
+        self.players[player_id] = SeatSpend(tat, spent.changes + logged)
