@@ -16,16 +16,19 @@ The bounds are the same as the threadpool path's (``DatabaseTimeouts``):
   bounded by ``pool_ms``;
 - connecting, and the server-side statement bound, as ``db.py`` sets them for libpq;
 - holding a connection at all: ``hold_ms``, which is what ends a read of a frozen server.
-  A statement is never ended by cancelling its task: psycopg answers a cancellation by
-  sending the server a cancel request and waiting for the statement again (5 s each,
-  psycopg issue 1371), 15 s in all on a frozen server. Its socket is shut down instead,
-  as the watchdog does on the threadpool path: the read fails at once, the connection is
-  dropped and counted in ``db_connections_cut_total``. A caller that goes away (its
-  client did) ends its statement the same way;
+  Its socket is shut down, as the watchdog does on the threadpool path: the read fails at
+  once, the connection is dropped and counted in ``db_connections_cut_total``. A caller
+  that goes away (its client did) ends its statement too: a read's connection is closed
+  at once. A statement on psycopg's cursor is never ended by cancelling its task: psycopg
+  answers a cancellation by sending the server a cancel request and waiting for the
+  statement again (5 s each, psycopg issue 1371), 15 s in all on a frozen server; its
+  socket is shut down instead;
 - while the database is stalled (``stall.py``) a read fails at once, and a read that runs
   out of ``hold_ms`` or of ``connect_timeout`` marks it stalled.
 
-Each statement runs in autocommit: one statement, no BEGIN/COMMIT round trips.
+Each statement runs in autocommit: one statement, no BEGIN/COMMIT round trips. A read of
+one value goes through libpq's own calls (``libpq_reads.py``), a change's statement
+through psycopg's cursor.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import psycopg
-from psycopg import AsyncConnection, AsyncCursor
+from psycopg import AsyncConnection
 from psycopg.types.json import set_json_dumps, set_json_loads
 from sqlalchemy.dialects import postgresql
 
@@ -46,6 +49,7 @@ from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgr
 from app.persistence.errors import DatabaseBusy
 from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_text, json_value
+from app.persistence.libpq_reads import LibpqRead, Session
 from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
 from app.persistence.stall import StallBreaker
 from app.persistence.statements import (
@@ -61,13 +65,16 @@ from app.persistence.watchdog import CUT_CONNECTIONS
 
 # The psycopg dialect's constructor is not annotated in SQLAlchemy.
 _DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
-_DOCUMENT = driver_sql(GAME_DOCUMENT, _DIALECT)
-_VERSION = driver_sql(GAME_VERSION, _DIALECT)
-_RECOVERY = driver_sql(GAME_RECOVERY, _DIALECT)
-_KEY_STORED = driver_sql(KEY_STORED, _DIALECT)
-_STATE = driver_sql(GAME_STATE, _DIALECT)
+_DOCUMENT = LibpqRead(driver_sql(GAME_DOCUMENT, _DIALECT), "game_id")
+_VERSION = LibpqRead(driver_sql(GAME_VERSION, _DIALECT), "game_id")
+_RECOVERY = LibpqRead(driver_sql(GAME_RECOVERY, _DIALECT), "game_id")
+_KEY_STORED = LibpqRead(driver_sql(KEY_STORED, _DIALECT), "key_hash")
+_STATE = LibpqRead(driver_sql(GAME_STATE, _DIALECT), "game_id")
 # A statement's values: by name, or by position.
 _Parameters = Mapping[str, Any] | tuple[Any, ...]
+# What runs on a connection: a read of one value through libpq's calls, or a statement
+# and its values through psycopg's cursor.
+_Statement = tuple[LibpqRead, str] | tuple[str, _Parameters]
 
 
 class AsyncGameRows:
@@ -87,10 +94,7 @@ class AsyncGameRows:
         self._size = size
         self._pool_s = timeouts.pool_ms / 1000
         self._hold_s = timeouts.hold_ms / 1000
-        # Each idle connection by its one cursor, which every read on it reuses: a new
-        # cursor copies the connection's adapters, for a one-row read as much work as
-        # the driver's part of its statement.
-        self._idle: list[AsyncCursor[Any]] = []
+        self._idle: list[Session] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = asyncio.Semaphore(size)
         self._stall = stall
@@ -129,36 +133,36 @@ class AsyncGameRows:
         )
 
     async def key_stored(self, key_hash: str) -> bool:
-        return await self.fetch_one(_KEY_STORED, {"key_hash": key_hash}) is not None
+        return await self._fetch_one(_KEY_STORED, key_hash) is not None
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
-        for cursor in idle:
-            await cursor.connection.close()
+        for session in idle:
+            session.close()
 
     def discard(self) -> None:
         """Close the idle connections without their event loop (it may be gone)."""
         idle, self._idle = self._idle, []
-        for cursor in idle:
+        for session in idle:
             with contextlib.suppress(Exception):
-                cursor.connection.pgconn.finish()
+                session.close()
 
     # ---- the bounded connections ---------------------------------------------------------
 
-    async def _fetch_one(self, statement: str, game_id: str) -> tuple[Any, ...] | None:
-        return await self.fetch_one(statement, {"game_id": game_id})
+    async def _fetch_one(self, read: LibpqRead, value: str) -> tuple[Any, ...] | None:
+        """The first row of a read of one value, on one of these connections."""
+        # The database's outages reach the use cases as the storage port's.
+        with translated():
+            return await self._fetch_bounded((read, value))
 
     async def fetch_one(self, statement: str, parameters: _Parameters) -> tuple[Any, ...] | None:
         """The first row of one statement (the driver's SQL and values) run in autocommit
-        on one of these connections, within their bounds: a read, or a change stored by
-        one statement that checks what it read (``pg_loop_changes.py``)."""
-        # The database's outages reach the use cases as the storage port's.
+        on one of these connections, within their bounds: a change stored by one
+        statement that checks what it read (``pg_loop_changes.py``)."""
         with translated():
-            return await self._fetch_bounded(statement, parameters)
+            return await self._fetch_bounded((statement, parameters))
 
-    async def _fetch_bounded(
-        self, statement: str, parameters: _Parameters
-    ) -> tuple[Any, ...] | None:
+    async def _fetch_bounded(self, statement: _Statement) -> tuple[Any, ...] | None:
         self._follow_running_loop()
         self._check_stall()
         if self._slots.locked():
@@ -174,35 +178,30 @@ class AsyncGameRows:
             # Stalled while this read waited: it fails now rather than wait out a bound.
             self._check_stall()
             try:
-                return await self._on_a_connection(statement, parameters, reuse=True)
+                return await self._on_a_connection(statement, reuse=True)
             except _StalePooledConnection:
                 # The server restarted (or dropped it) while it sat idle: one new connection
                 # answers instead of failing the request, as db.py's checkout ping does.
-                return await self._on_a_connection(statement, parameters, reuse=False)
+                return await self._on_a_connection(statement, reuse=False)
         finally:
             self._slots.release()
 
     async def _on_a_connection(
-        self, statement: str, parameters: _Parameters, *, reuse: bool
+        self, statement: _Statement, *, reuse: bool
     ) -> tuple[Any, ...] | None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._hold_s
         reused = reuse and bool(self._idle)
-        cursor = self._idle.pop() if reused else await self._connect(deadline)
-        connection = cursor.connection
+        session = self._idle.pop() if reused else await self._connect(deadline)
+        connection = session.connection
         cut = _Cut(connection)
         timer = loop.call_at(deadline, cut)
-        # The statement runs in a task of its own, shielded from the caller's cancellation,
-        # so that psycopg never sees one (see the module's docstring): the cut ends it.
-        task = loop.create_task(_fetch(cursor, statement, parameters))
         try:
-            row = await asyncio.shield(task)
+            row = await _run(session, statement, cut)
         except asyncio.CancelledError:
-            cut()  # the caller went away: end the statement now
-            task.add_done_callback(_close_when_done(connection))
-            raise
+            raise  # the connection is closed, or will be once its statement ends (_run)
         except psycopg.OperationalError as exc:
-            await _discard(connection)
+            _discard(session)
             if cut.fired:
                 CUT_CONNECTIONS.inc()
                 self._trip("a read held its connection past DB_HOLD_TIMEOUT_MS")
@@ -214,18 +213,18 @@ class AsyncGameRows:
             raise
         except BaseException:
             # Failed mid-statement: the connection's state is unknown.
-            await _discard(connection)
+            _discard(session)
             raise
         finally:
             timer.cancel()
         if cut.fired:  # cut as the answer came: the connection is no use any more
-            await _discard(connection)
+            _discard(session)
         else:
-            self._idle.append(cursor)
+            self._idle.append(session)
         return row
 
-    async def _connect(self, deadline: float) -> AsyncCursor[Any]:
-        """The cursor of a new connection, made within ``connect_timeout`` (psycopg's own,
+    async def _connect(self, deadline: float) -> Session:
+        """A new connection, made within ``connect_timeout`` (psycopg's own,
         per address) and the hold bound (a connection being made has no server statement
         to cancel)."""
         try:
@@ -235,7 +234,7 @@ class AsyncGameRows:
                 )
                 set_json_loads(json_value, connection)
                 set_json_dumps(json_text, connection)  # a change's JSON columns
-                return connection.cursor()
+                return Session(connection)
         except TimeoutError:
             self._trip("no answer to a new connection within DB_HOLD_TIMEOUT_MS")
             raise DatabaseBusy(
@@ -267,11 +266,26 @@ class _StalePooledConnection(Exception):
     pass
 
 
-async def _fetch(
-    cursor: AsyncCursor[Any], statement: str, parameters: _Parameters
-) -> tuple[Any, ...] | None:
-    await cursor.execute(statement, parameters)
-    return await cursor.fetchone()
+async def _run(session: Session, statement: _Statement, cut: _Cut) -> tuple[Any, ...] | None:
+    """The first row of ``statement`` on ``session``; a caller that goes away ends it."""
+    first, second = statement
+    if isinstance(first, LibpqRead):
+        assert isinstance(second, str)
+        try:
+            return await session.read(first, second)
+        except asyncio.CancelledError:
+            session.close()  # mid-statement: its state is unknown
+            raise
+    # psycopg's cursor runs in a task of its own, shielded from the caller's cancellation,
+    # so that psycopg never sees one (see the module's docstring): the cut ends it.
+    assert not isinstance(second, str)
+    task = asyncio.get_running_loop().create_task(session.execute(first, second))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        cut()  # the caller went away: end the statement now
+        task.add_done_callback(_close_when_done(session))
+        raise
 
 
 class _Cut:
@@ -293,7 +307,7 @@ class _Cut:
                 sock.shutdown(socket.SHUT_RDWR)
 
 
-def _close_when_done(connection: AsyncConnection[Any]) -> Any:
+def _close_when_done(session: Session) -> Any:
     """A done-callback for a statement whose caller went away: its outcome is nobody's,
     its connection is closed (the socket was cut, so it ends at once)."""
 
@@ -301,13 +315,12 @@ def _close_when_done(connection: AsyncConnection[Any]) -> Any:
         if not task.cancelled():
             task.exception()  # retrieved: nobody waits for it
         with contextlib.suppress(Exception):
-            connection.pgconn.finish()
+            session.close()
 
     return done
 
 
-async def _discard(connection: AsyncConnection[Any] | None) -> None:
-    if connection is not None:
-        # Closing a broken connection may fail: it is gone either way.
-        with contextlib.suppress(Exception):
-            await connection.close()
+def _discard(session: Session) -> None:
+    # Closing a broken connection may fail: it is gone either way.
+    with contextlib.suppress(Exception):
+        session.close()

@@ -155,10 +155,11 @@ async def test_a_change_whose_statement_fails_answers_503_and_stores_nothing(
     game = await create_game(client)
     fetch = AsyncGameRows._fetch_bounded
 
-    async def failing_store(self: AsyncGameRows, statement: str, parameters: Any) -> Any:
-        if statement.startswith("WITH"):
+    async def failing_store(self: AsyncGameRows, statement: tuple[Any, Any]) -> Any:
+        sql = statement[0]
+        if isinstance(sql, str) and sql.startswith("WITH"):
             raise psycopg.OperationalError("server closed the connection unexpectedly")
-        return await fetch(self, statement, parameters)
+        return await fetch(self, statement)
 
     monkeypatch.setattr(AsyncGameRows, "_fetch_bounded", failing_store)
     answer = await client.put(
