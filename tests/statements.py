@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 
 from app.persistence.connections import sqlite_begin_statement
 from app.persistence.driver_statements import DriverStatement
-from app.persistence.libpq_reads import LibpqRead, Session
+from app.persistence.libpq_statements import LibpqStatement, Session
 from app.persistence.sqlite_reads import SqliteLoopReads
 
 
@@ -45,8 +45,8 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
         if conn.dialect.name == "sqlite":
             statements.append(sqlite_begin_statement(conn))
 
-    # The cursor's: every async statement but a read goes through it (a connection's own
-    # execute makes a cursor and calls it), a change's on the event loop included.
+    # The cursor's: every async statement of psycopg's goes through it (a connection's own
+    # execute makes a cursor and calls it).
     execute = psycopg.AsyncCursor.execute
 
     async def record_async(
@@ -55,12 +55,14 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
         statements.append(str(query))
         return await execute(self, query, *args, **kw)
 
-    # The reads on the event loop go through libpq's calls (app/persistence/libpq_reads.py).
-    libpq_read = Session.read
+    # The event loop's reads and changes go through libpq's calls
+    # (app/persistence/libpq_statements.py); a statement's preparation, once per
+    # connection, is not counted.
+    first_row = Session.first_row
 
-    async def record_libpq_read(self: Session, read: LibpqRead, value: str) -> Any:
-        statements.append(read.sql)
-        return await libpq_read(self, read, value)
+    async def record_libpq(self: Session, statement: LibpqStatement, values: Any) -> Any:
+        statements.append(statement.sql)
+        return await first_row(self, statement, values)
 
     on_the_loop = SqliteLoopReads._on_the_loop
 
@@ -84,7 +86,7 @@ def count_statements(engine: Engine) -> Iterator[list[str]]:
     event.listen(engine, "begin", record_begin)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(psycopg.AsyncCursor, "execute", record_async)
-        patch.setattr(Session, "read", record_libpq_read)
+        patch.setattr(Session, "first_row", record_libpq)
         patch.setattr(SqliteLoopReads, "_on_the_loop", record_on_the_loop)
         patch.setattr(DriverStatement, "execute", record_change)
         try:

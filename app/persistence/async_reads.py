@@ -18,17 +18,15 @@ The bounds are the same as the threadpool path's (``DatabaseTimeouts``):
 - holding a connection at all: ``hold_ms``, which is what ends a read of a frozen server.
   Its socket is shut down, as the watchdog does on the threadpool path: the read fails at
   once, the connection is dropped and counted in ``db_connections_cut_total``. A caller
-  that goes away (its client did) ends its statement too: a read's connection is closed
-  at once. A statement on psycopg's cursor is never ended by cancelling its task: psycopg
-  answers a cancellation by sending the server a cancel request and waiting for the
-  statement again (5 s each, psycopg issue 1371), 15 s in all on a frozen server; its
-  socket is shut down instead;
+  that goes away (its client did) ends its statement too: its connection is closed at
+  once. (Through psycopg's cursor, a cancelled statement would send the server a cancel
+  request and wait for the statement again, 5 s each, psycopg issue 1371, 15 s in all on
+  a frozen server; ``libpq_statements.py`` never hands psycopg a cancellation);
 - while the database is stalled (``stall.py``) a read fails at once, and a read that runs
   out of ``hold_ms`` or of ``connect_timeout`` marks it stalled.
 
-Each statement runs in autocommit: one statement, no BEGIN/COMMIT round trips. A read of
-one value goes through libpq's own calls (``libpq_reads.py``), a change's statement
-through psycopg's cursor.
+Each statement runs in autocommit: one statement, no BEGIN/COMMIT round trips, sent by
+libpq's own calls (``libpq_statements.py``) as a statement prepared once per connection.
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ from app.persistence.connections import DatabaseTimeouts, libpq_conninfo, postgr
 from app.persistence.errors import DatabaseBusy
 from app.persistence.game_state import game_state
 from app.persistence.json_columns import json_text, json_value
-from app.persistence.libpq_reads import LibpqRead, Session
+from app.persistence.libpq_statements import LibpqStatement, Session
 from app.persistence.repositories import Credentials, StoredDocument, StoredGame, StoredVersion
 from app.persistence.stall import StallBreaker
 from app.persistence.statements import (
@@ -65,16 +63,11 @@ from app.persistence.watchdog import CUT_CONNECTIONS
 
 # The psycopg dialect's constructor is not annotated in SQLAlchemy.
 _DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
-_DOCUMENT = LibpqRead(driver_sql(GAME_DOCUMENT, _DIALECT), "game_id")
-_VERSION = LibpqRead(driver_sql(GAME_VERSION, _DIALECT), "game_id")
-_RECOVERY = LibpqRead(driver_sql(GAME_RECOVERY, _DIALECT), "game_id")
-_KEY_STORED = LibpqRead(driver_sql(KEY_STORED, _DIALECT), "key_hash")
-_STATE = LibpqRead(driver_sql(GAME_STATE, _DIALECT), "game_id")
-# A statement's values: by name, or by position.
-_Parameters = Mapping[str, Any] | tuple[Any, ...]
-# What runs on a connection: a read of one value through libpq's calls, or a statement
-# and its values through psycopg's cursor.
-_Statement = tuple[LibpqRead, str] | tuple[str, _Parameters]
+_DOCUMENT = LibpqStatement(driver_sql(GAME_DOCUMENT, _DIALECT))
+_VERSION = LibpqStatement(driver_sql(GAME_VERSION, _DIALECT))
+_RECOVERY = LibpqStatement(driver_sql(GAME_RECOVERY, _DIALECT))
+_KEY_STORED = LibpqStatement(driver_sql(KEY_STORED, _DIALECT))
+_STATE = LibpqStatement(driver_sql(GAME_STATE, _DIALECT))
 
 
 class AsyncGameRows:
@@ -95,6 +88,7 @@ class AsyncGameRows:
         self._pool_s = timeouts.pool_ms / 1000
         self._hold_s = timeouts.hold_ms / 1000
         self._idle: list[Session] = []
+        self._statements: dict[str, LibpqStatement] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = asyncio.Semaphore(size)
         self._stall = stall
@@ -133,7 +127,8 @@ class AsyncGameRows:
         )
 
     async def key_stored(self, key_hash: str) -> bool:
-        return await self._fetch_one(_KEY_STORED, key_hash) is not None
+        with translated():
+            return await self._fetch_bounded(_KEY_STORED, {"key_hash": key_hash}) is not None
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
@@ -149,20 +144,24 @@ class AsyncGameRows:
 
     # ---- the bounded connections ---------------------------------------------------------
 
-    async def _fetch_one(self, read: LibpqRead, value: str) -> tuple[Any, ...] | None:
-        """The first row of a read of one value, on one of these connections."""
+    async def _fetch_one(self, read: LibpqStatement, game_id: str) -> tuple[Any, ...] | None:
         # The database's outages reach the use cases as the storage port's.
         with translated():
-            return await self._fetch_bounded((read, value))
+            return await self._fetch_bounded(read, {"game_id": game_id})
 
-    async def fetch_one(self, statement: str, parameters: _Parameters) -> tuple[Any, ...] | None:
-        """The first row of one statement (the driver's SQL and values) run in autocommit
-        on one of these connections, within their bounds: a change stored by one
-        statement that checks what it read (``pg_loop_changes.py``)."""
+    async def fetch_one(self, sql: str, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """The first row of one statement (the driver's SQL, its values by name in the
+        driver's form) run in autocommit on one of these connections, within their bounds:
+        a change stored by one statement that checks what it read (``pg_loop_changes.py``)."""
+        statement = self._statements.get(sql)
+        if statement is None:  # one per statement of the code's, never a client's
+            statement = self._statements[sql] = LibpqStatement(sql)
         with translated():
-            return await self._fetch_bounded((statement, parameters))
+            return await self._fetch_bounded(statement, values)
 
-    async def _fetch_bounded(self, statement: _Statement) -> tuple[Any, ...] | None:
+    async def _fetch_bounded(
+        self, statement: LibpqStatement, values: Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
         self._follow_running_loop()
         self._check_stall()
         if self._slots.locked():
@@ -178,16 +177,16 @@ class AsyncGameRows:
             # Stalled while this read waited: it fails now rather than wait out a bound.
             self._check_stall()
             try:
-                return await self._on_a_connection(statement, reuse=True)
+                return await self._on_a_connection(statement, values, reuse=True)
             except _StalePooledConnection:
                 # The server restarted (or dropped it) while it sat idle: one new connection
                 # answers instead of failing the request, as db.py's checkout ping does.
-                return await self._on_a_connection(statement, reuse=False)
+                return await self._on_a_connection(statement, values, reuse=False)
         finally:
             self._slots.release()
 
     async def _on_a_connection(
-        self, statement: _Statement, *, reuse: bool
+        self, statement: LibpqStatement, values: Mapping[str, Any], *, reuse: bool
     ) -> tuple[Any, ...] | None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._hold_s
@@ -197,10 +196,9 @@ class AsyncGameRows:
         cut = _Cut(connection)
         timer = loop.call_at(deadline, cut)
         try:
-            row = await _run(session, statement, cut)
-        except asyncio.CancelledError:
-            raise  # the connection is closed, or will be once its statement ends (_run)
+            row = await session.first_row(statement, values)
         except psycopg.OperationalError as exc:
+            lost = connection.broken  # the server's doing, or the cut's: not a refusal
             _discard(session)
             if cut.fired:
                 CUT_CONNECTIONS.inc()
@@ -208,11 +206,12 @@ class AsyncGameRows:
                 raise DatabaseBusy(
                     "The database did not answer within the service's bound; retry shortly."
                 ) from None
-            if reused and connection.broken:
+            if reused and lost:
                 raise _StalePooledConnection from exc
             raise
         except BaseException:
-            # Failed mid-statement: the connection's state is unknown.
+            # Failed or cancelled mid-statement (its caller went away): the connection's
+            # state is unknown. Closed, its statement ends at once.
             _discard(session)
             raise
         finally:
@@ -266,28 +265,6 @@ class _StalePooledConnection(Exception):
     pass
 
 
-async def _run(session: Session, statement: _Statement, cut: _Cut) -> tuple[Any, ...] | None:
-    """The first row of ``statement`` on ``session``; a caller that goes away ends it."""
-    first, second = statement
-    if isinstance(first, LibpqRead):
-        assert isinstance(second, str)
-        try:
-            return await session.read(first, second)
-        except asyncio.CancelledError:
-            session.close()  # mid-statement: its state is unknown
-            raise
-    # psycopg's cursor runs in a task of its own, shielded from the caller's cancellation,
-    # so that psycopg never sees one (see the module's docstring): the cut ends it.
-    assert not isinstance(second, str)
-    task = asyncio.get_running_loop().create_task(session.execute(first, second))
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        cut()  # the caller went away: end the statement now
-        task.add_done_callback(_close_when_done(session))
-        raise
-
-
 class _Cut:
     """Shuts down a connection's socket, once: its statement fails at once, as when the
     watchdog cuts a threadpool connection (a duplicate descriptor, so that the
@@ -305,19 +282,6 @@ class _Cut:
             fileno = os.dup(self._connection.pgconn.socket)
             with socket.socket(fileno=fileno) as sock:
                 sock.shutdown(socket.SHUT_RDWR)
-
-
-def _close_when_done(session: Session) -> Any:
-    """A done-callback for a statement whose caller went away: its outcome is nobody's,
-    its connection is closed (the socket was cut, so it ends at once)."""
-
-    def done(task: asyncio.Task[Any]) -> None:
-        if not task.cancelled():
-            task.exception()  # retrieved: nobody waits for it
-        with contextlib.suppress(Exception):
-            session.close()
-
-    return done
 
 
 def _discard(session: Session) -> None:

@@ -105,7 +105,9 @@ class PostgresLoopChanges:
         if change is None:  # nothing to store
             return answer
         statement = self._statements.store_statement(announce=change.announces)
-        if await self._rows.fetch_one(statement.sql, statement.parameters(change.values)) is None:
+        values = statement.parameters(change.values)
+        assert isinstance(values, dict)  # PostgreSQL's statements bind by name
+        if await self._rows.fetch_one(statement.sql, values) is None:
             raise LostRace(game_id)
         announce = change.announcement()
         if announce is not None:

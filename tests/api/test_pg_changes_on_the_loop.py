@@ -19,6 +19,7 @@ from fastapi import FastAPI
 
 from app.api.platform import admission
 from app.persistence.async_reads import AsyncGameRows
+from app.persistence.libpq_statements import LibpqStatement
 from app.services.races import LOST_RACES, RACE_ATTEMPTS
 from tests.api.conftest import GameHandle, create_game
 from tests.statements import count_statements
@@ -155,11 +156,10 @@ async def test_a_change_whose_statement_fails_answers_503_and_stores_nothing(
     game = await create_game(client)
     fetch = AsyncGameRows._fetch_bounded
 
-    async def failing_store(self: AsyncGameRows, statement: tuple[Any, Any]) -> Any:
-        sql = statement[0]
-        if isinstance(sql, str) and sql.startswith("WITH"):
+    async def failing_store(self: AsyncGameRows, statement: LibpqStatement, values: Any) -> Any:
+        if statement.sql.startswith("WITH"):
             raise psycopg.OperationalError("server closed the connection unexpectedly")
-        return await fetch(self, statement)
+        return await fetch(self, statement, values)
 
     monkeypatch.setattr(AsyncGameRows, "_fetch_bounded", failing_store)
     answer = await client.put(

@@ -13,7 +13,7 @@ import pytest
 
 from app.persistence.async_reads import AsyncGameRows
 from app.persistence.db import Database, DatabaseBusy, DatabaseTimeouts, is_unavailable_error
-from app.persistence.libpq_reads import LibpqRead, Session
+from app.persistence.libpq_statements import Session
 from app.persistence.watchdog import CUT_CONNECTIONS
 from tests.persistence.conftest import GameFactory, loop_reads, repository_reads, store
 
@@ -23,16 +23,11 @@ pytestmark = [
     pytest.mark.parametrize("database_url", ["postgres"], indirect=True),
 ]
 
-# A statement with the reads' one parameter, game_id (here the seconds it sleeps), sent
-# as a read is (libpq's calls) and as a change's statement is (psycopg's cursor).
+# A statement with the reads' one parameter, game_id (here the seconds it sleeps).
 SLEEP = "SELECT pg_sleep(CAST(%(game_id)s AS float))"
-SLEEP_READ = LibpqRead(SLEEP, "game_id")
-PATHS = pytest.mark.parametrize("path", ["libpq", "cursor"])
 
 
-async def _sleep(rows: AsyncGameRows, seconds: str, path: str) -> Any:
-    if path == "libpq":
-        return await rows._fetch_one(SLEEP_READ, seconds)
+async def _sleep(rows: AsyncGameRows, seconds: str) -> Any:
     return await rows.fetch_one(SLEEP, {"game_id": seconds})
 
 
@@ -55,20 +50,18 @@ class _Connections:
             return await connect(*args, **kwargs)
 
         monkeypatch.setattr(psycopg.AsyncConnection, "connect", counted_connect)
-        for name in ("read", "execute"):
-            monkeypatch.setattr(Session, name, self._counted(getattr(Session, name)))
+        first_row = Session.first_row
 
-    def _counted(self, run: Any) -> Any:
         async def counted(session: Session, *args: Any) -> Any:
             self.in_use += 1
             self.most_in_use = max(self.most_in_use, self.in_use)
             try:
                 await asyncio.sleep(0.01)  # let the other readers pile up
-                return await run(session, *args)
+                return await first_row(session, *args)
             finally:
                 self.in_use -= 1
 
-        return counted
+        monkeypatch.setattr(Session, "first_row", counted)
 
 
 def test_async_reads_return_what_the_repository_reads(
@@ -101,14 +94,13 @@ def test_async_reads_open_at_most_size_connections_and_reuse_them(
     assert connections.most_in_use == 3
 
 
-@PATHS
 def test_waiting_for_a_connection_is_bounded_by_the_pool_timeout(
-    migrated_database: Database, path: str
+    migrated_database: Database,
 ) -> None:
     async def scenario() -> float:
         rows = _rows(migrated_database, size=1, pool_ms=300, hold_ms=5000)
         try:
-            holder = asyncio.create_task(_sleep(rows, "1.5", path))
+            holder = asyncio.create_task(_sleep(rows, "1.5"))
             await asyncio.sleep(0.3)  # the holder has the only connection
             started = asyncio.get_running_loop().time()
             with pytest.raises(DatabaseBusy, match="connection is busy") as raised:
@@ -124,12 +116,10 @@ def test_waiting_for_a_connection_is_bounded_by_the_pool_timeout(
     assert 0.25 <= waited < 1.2
 
 
-@PATHS
 def test_holding_a_connection_is_bounded_and_the_connection_is_closed(
     migrated_database: Database,
     make_game: GameFactory,
     monkeypatch: pytest.MonkeyPatch,
-    path: str,
 ) -> None:
     game = make_game(players=2)
     store(migrated_database, game)
@@ -142,7 +132,7 @@ def test_holding_a_connection_is_bounded_and_the_connection_is_closed(
             await rows.document(game.id)  # one pooled connection
             started = asyncio.get_running_loop().time()
             with pytest.raises(DatabaseBusy, match="did not answer") as raised:
-                await _sleep(rows, "3", path)
+                await _sleep(rows, "3")
             assert asyncio.get_running_loop().time() - started < 1.5
             assert is_unavailable_error(raised.value)
             # The connection cut short is not reused: the next read opens a new one.
@@ -180,9 +170,8 @@ def test_a_pooled_connection_the_server_dropped_is_replaced_without_an_error(
     asyncio.run(scenario())
 
 
-@PATHS
 def test_a_cancelled_read_gives_its_connection_back_closed(
-    migrated_database: Database, monkeypatch: pytest.MonkeyPatch, path: str
+    migrated_database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A client that goes away mid-read cancels it: the connection, in an unknown state,
     is closed rather than pooled, and the slot is free for the next read."""
@@ -191,7 +180,7 @@ def test_a_cancelled_read_gives_its_connection_back_closed(
     async def scenario() -> None:
         rows = _rows(migrated_database, size=1)
         try:
-            read = asyncio.create_task(_sleep(rows, "2", path))
+            read = asyncio.create_task(_sleep(rows, "2"))
             await asyncio.sleep(0.3)
             read.cancel()
             with pytest.raises(asyncio.CancelledError):

@@ -1,64 +1,70 @@
-"""A read through libpq's own calls (app/persistence/libpq_reads.py): the row psycopg's
-cursor would give, the error psycopg would raise, and a connection the server closes
-while idle left alone by the event loop."""
+"""A statement sent through libpq's own calls (app/persistence/libpq_statements.py): the
+values psycopg's cursor would send, the row it would give, the error it would raise, and
+a connection the server closes while idle left alone by the event loop."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.json import Json
 
 from app.persistence.async_reads import AsyncGameRows
 from app.persistence.connections import libpq_conninfo
 from app.persistence.db import Database, DatabaseTimeouts, is_unavailable_error
-from app.persistence.libpq_reads import LibpqRead, Session
+from app.persistence.libpq_statements import LibpqStatement, Session
 from app.services.storage import StorageUnavailable
 
 # One value of each kind a read's columns hold, and a few more.
+AT = datetime(2026, 12, 7, 14, 30, 1, 123456, tzinfo=UTC)
 COLUMNS = (
-    "WITH given AS (SELECT CAST(%(value)s AS text) AS t)"
-    " SELECT CAST(t AS integer) AS n, t AS text, NULL AS nothing,"
-    ' CAST(\'{"a": [1, "é"], "b": null}\' AS json) AS document,'
-    " CAST(2 AS bigint) ^ 40 AS power, CAST(2 AS bigint) * 1099511627776 AS big,"
-    " true AS yes, CAST('abc' AS varchar(64)) AS hash FROM given"
+    "SELECT CAST(%(value)s AS integer) AS n, CAST(%(value)s AS text) AS text, NULL AS nothing,"
+    " CAST(%(document)s AS json) AS document, CAST(%(n)s AS bigint) AS big,"
+    " CAST(2 AS bigint) ^ 40 AS power, true AS yes, CAST('abc' AS varchar(64)) AS hash,"
+    " CAST(%(at)s AS timestamp with time zone) AS at"
 )
 
 
-def test_a_libpq_read_binds_its_one_value_once_and_nothing_else() -> None:
-    read = LibpqRead("SELECT a FROM t WHERE id = %(game_id)s", "game_id")
-    assert read.command == b"SELECT a FROM t WHERE id = $1"
-    for sql in (
-        "SELECT a FROM t WHERE id = %(other)s",
-        "SELECT a FROM t WHERE id = %(game_id)s OR id = %(game_id)s",
-        "SELECT a FROM t WHERE id = %(game_id)s AND b = %(other)s",
-        "SELECT a FROM t WHERE id = %(game_id)s AND b LIKE 'x%%'",
-    ):
-        with pytest.raises(ValueError, match="binds"):
-            LibpqRead(sql, "game_id")
+def test_a_statement_numbers_its_named_values_once_each() -> None:
+    statement = LibpqStatement(
+        "SELECT a FROM t WHERE id = %(game_id)s AND b = %(b)s OR c = %(game_id)s"
+    )
+    assert statement.command == b"SELECT a FROM t WHERE id = $1 AND b = $2 OR c = $1"
+    assert statement.names == ("game_id", "b")
+    for sql in ("SELECT a FROM t WHERE id = %s", "SELECT a FROM t WHERE b LIKE 'x%%'"):
+        with pytest.raises(ValueError, match="placeholders only"):
+            LibpqStatement(sql)
 
 
 @pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 @pytest.mark.postgres
-def test_a_read_loads_each_column_as_psycopgs_cursor_does(database_url: str) -> None:
+def test_a_statement_sends_and_loads_each_value_as_psycopgs_cursor_does(
+    database_url: str,
+) -> None:
+    values = {"value": "7", "document": Json({"a": [1, "é"], "b": None}), "at": AT, "n": 2**40}
+
     async def both() -> tuple[Any, Any]:
-        connection = await psycopg.AsyncConnection.connect(
-            libpq_conninfo(database_url), autocommit=True
-        )
+        conninfo = libpq_conninfo(database_url)
+        connection = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+        other = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
         session = Session(connection)
         try:
-            by_libpq = await session.read(LibpqRead(COLUMNS, "value"), "7")
-            again = await session.read(LibpqRead(COLUMNS, "value"), "7")  # prepared already
-            by_cursor = await session.execute(COLUMNS, {"value": "7"})
+            by_libpq = await session.first_row(LibpqStatement(COLUMNS), values)
+            again = await session.first_row(LibpqStatement(COLUMNS), values)  # prepared
             assert again == by_libpq
-            return by_libpq, by_cursor
+            cursor = await other.execute(COLUMNS, values)
+            return by_libpq, await cursor.fetchone()
         finally:
             session.close()
+            await other.close()
 
     by_libpq, by_cursor = asyncio.run(both())
     assert by_libpq == by_cursor
     assert [type(value) for value in by_libpq] == [type(value) for value in by_cursor]
+    assert by_libpq[3] == {"a": [1, "é"], "b": None} and by_libpq[8] == AT
 
 
 def _rows(database: Database, **timeouts: int) -> AsyncGameRows:
@@ -74,7 +80,7 @@ def test_a_read_the_server_refuses_raises_psycopgs_error_and_the_next_one_is_ser
         rows = _rows(migrated_database)
         try:
             with pytest.raises(psycopg.errors.InvalidTextRepresentation) as raised:
-                await rows._fetch_one(LibpqRead("SELECT CAST(%(v)s AS integer)", "v"), "x")
+                await rows.fetch_one("SELECT CAST(%(v)s AS integer)", {"v": "x"})
             assert not is_unavailable_error(raised.value)  # an answer, not an outage
             assert await rows.version("0" * 32) is None
         finally:
@@ -86,7 +92,6 @@ def test_a_read_the_server_refuses_raises_psycopgs_error_and_the_next_one_is_ser
 @pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 @pytest.mark.postgres
 def test_a_read_past_the_statement_bound_is_an_outage(migrated_database: Database) -> None:
-    sleep = LibpqRead("SELECT pg_sleep(CAST(%(v)s AS float))", "v")
 
     async def scenario() -> None:
         rows = AsyncGameRows(
@@ -96,7 +101,7 @@ def test_a_read_past_the_statement_bound_is_an_outage(migrated_database: Databas
         )
         try:
             with pytest.raises(StorageUnavailable, match="within the service's bound"):
-                await rows._fetch_one(sleep, "2")
+                await rows.fetch_one("SELECT pg_sleep(CAST(%(v)s AS float))", {"v": "2"})
         finally:
             await rows.close()
 
