@@ -88,6 +88,7 @@ class AsyncGameRows:
         self._pool_s = timeouts.pool_ms / 1000
         self._hold_s = timeouts.hold_ms / 1000
         self._idle: list[Session] = []
+        self._held = _HoldBound()
         self._statements: dict[str, LibpqStatement] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = asyncio.Semaphore(size)
@@ -194,7 +195,7 @@ class AsyncGameRows:
         session = self._idle.pop() if reused else await self._connect(deadline)
         connection = session.connection
         cut = _Cut(connection)
-        timer = loop.call_at(deadline, cut)
+        self._held.hold(cut, deadline)
         try:
             row = await session.first_row(statement, values)
         except psycopg.OperationalError as exc:
@@ -215,7 +216,7 @@ class AsyncGameRows:
             _discard(session)
             raise
         finally:
-            timer.cancel()
+            self._held.release(cut)
         if cut.fired:  # cut as the answer came: the connection is no use any more
             _discard(session)
         else:
@@ -259,10 +260,45 @@ class AsyncGameRows:
             self._loop = loop
             self._idle = []
             self._slots = asyncio.Semaphore(self._size)
+            self._held = _HoldBound()
 
 
 class _StalePooledConnection(Exception):
     pass
+
+
+class _HoldBound:
+    """Cuts each connection held past its deadline, with one timer for them all: at the
+    earliest deadline of the connections in use, armed again at the next one when it
+    fires. Every connection is held for the same time, so a later hold never has an
+    earlier deadline than the timer's. A statement only adds its cut and takes it back,
+    where a timer of its own (made, pushed on the loop's heap, cancelled) measured dearer
+    (bench/RESULTS.md, twentieth round)."""
+
+    def __init__(self) -> None:
+        self._deadlines: dict[_Cut, float] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    def hold(self, cut: _Cut, deadline: float) -> None:
+        self._deadlines[cut] = deadline
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_at(deadline, self._expire)
+
+    def release(self, cut: _Cut) -> None:
+        del self._deadlines[cut]
+
+    def _expire(self) -> None:
+        self._timer = None
+        if not self._deadlines:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for cut, deadline in list(self._deadlines.items()):
+            if deadline <= now:
+                cut()
+        waiting = [deadline for deadline in self._deadlines.values() if deadline > now]
+        if waiting:
+            self._timer = loop.call_at(min(waiting), self._expire)
 
 
 class _Cut:

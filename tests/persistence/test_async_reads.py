@@ -145,6 +145,39 @@ def test_holding_a_connection_is_bounded_and_the_connection_is_closed(
     assert CUT_CONNECTIONS._value.get() == cut_before + 1
 
 
+def test_connections_held_at_once_are_each_cut_at_their_own_deadline(
+    migrated_database: Database,
+) -> None:
+    """One timer serves every connection in use: each is still cut when its own hold runs
+    out, not before, whichever ends first and however many there are."""
+
+    async def scenario() -> list[float]:
+        rows = _rows(migrated_database, size=3, hold_ms=600)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+
+        async def held(after: float, seconds: str) -> float:
+            await asyncio.sleep(after)
+            with pytest.raises(DatabaseBusy, match="did not answer"):
+                await _sleep(rows, seconds)
+            return loop.time() - started
+
+        try:
+            await rows.version("0" * 32)  # let the three connections be made in turn
+            started = loop.time()
+            ends = await asyncio.gather(held(0, "3"), held(0.3, "3"), held(0.45, "3"))
+            # Held in between, and let go before its deadline: no cut.
+            assert await _sleep(rows, "0.1") is not None
+            return ends
+        finally:
+            await rows.close()
+
+    first, second, third = asyncio.run(scenario())
+    assert 0.55 <= first < 0.85
+    assert 0.85 <= second < 1.15
+    assert 1.0 <= third < 1.3
+
+
 def test_a_pooled_connection_the_server_dropped_is_replaced_without_an_error(
     migrated_database: Database, make_game: GameFactory, postgres_server_url: str
 ) -> None:
