@@ -144,3 +144,21 @@ def test_a_connection_the_server_closes_while_idle_is_no_longer_watched(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Session, "_wake", counted)
         asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@pytest.mark.postgres
+def test_a_value_holding_a_nul_is_refused_not_cut_short(migrated_database: Database) -> None:
+    """libpq reads a text value up to its first NUL: sent as it is, "a\\0b" would read as
+    "a". psycopg's dumper refuses it, as through its cursor."""
+
+    async def scenario() -> None:
+        rows = _rows(migrated_database)
+        try:
+            with pytest.raises(psycopg.DataError, match="NUL"):
+                await rows.fetch_one("SELECT CAST(%(v)s AS text)", {"v": "a\x00b"})
+            assert await rows.fetch_one("SELECT CAST(%(v)s AS text)", {"v": "a"}) == ("a",)
+        finally:
+            await rows.close()
+
+    asyncio.run(scenario())
