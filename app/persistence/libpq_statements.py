@@ -172,13 +172,22 @@ class Session:
 
     def _wake(self) -> None:
         waiter = self._waiter
-        if waiter is None:
-            # Readable while nothing waits: the server closed the connection (or sent a
-            # notice). Watching it would call this at every turn of the loop; the next
-            # statement registers the socket again, and finds out which it was.
+        if waiter is not None:
+            if not waiter.done():
+                waiter.set_result(None)
+            return
+        # Readable while nothing waits. Mostly the loop polled the socket before the
+        # statement it woke read what had come: nothing is left, and the socket stays
+        # watched for the next statement. Else the server sent a notice (read now), or
+        # closed the connection: watched, that would call this at every turn of the loop,
+        # so it is no longer, and the next statement finds the connection gone.
+        try:
+            self._pgconn.consume_input()
+        except psycopg.Error:
             self._unwatch()
-        elif not waiter.done():
-            waiter.set_result(None)
+            return
+        if self._pgconn.status == pq.ConnStatus.BAD:
+            self._unwatch()
 
     def _unwatch(self) -> None:
         if self._watched:
