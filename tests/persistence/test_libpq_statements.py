@@ -5,6 +5,7 @@ a connection the server closes while idle left alone by the event loop."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +19,8 @@ from app.persistence.db import Database, DatabaseTimeouts, is_unavailable_error
 from app.persistence.libpq_statements import LibpqStatement, Session
 from app.services.storage import StorageUnavailable
 
+Scenario = Callable[[AsyncGameRows], Awaitable[None]]
+ON_POSTGRES = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 # One value of each kind a read's columns hold, and a few more.
 AT = datetime(2026, 12, 7, 14, 30, 1, 123456, tzinfo=UTC)
 COLUMNS = (
@@ -39,7 +42,7 @@ def test_a_statement_numbers_its_named_values_once_each() -> None:
             LibpqStatement(sql)
 
 
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@ON_POSTGRES
 @pytest.mark.postgres
 def test_a_statement_sends_and_loads_each_value_as_psycopgs_cursor_does(
     database_url: str,
@@ -67,48 +70,46 @@ def test_a_statement_sends_and_loads_each_value_as_psycopgs_cursor_does(
     assert by_libpq[3] == {"a": [1, "é"], "b": None} and by_libpq[8] == AT
 
 
-def _rows(database: Database, **timeouts: int) -> AsyncGameRows:
-    return AsyncGameRows(database.url, size=1, timeouts=DatabaseTimeouts(**timeouts))
+def _run(database: Database, scenario: Scenario, **timeouts: int) -> None:
+    """``scenario`` on the event loop's reads of ``database`` (one connection), closed
+    after."""
+
+    async def run() -> None:
+        rows = AsyncGameRows(database.url, size=1, timeouts=DatabaseTimeouts(**timeouts))
+        try:
+            await scenario(rows)
+        finally:
+            await rows.close()
+
+    asyncio.run(run())
 
 
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@ON_POSTGRES
 @pytest.mark.postgres
 def test_a_read_the_server_refuses_raises_psycopgs_error_and_the_next_one_is_served(
     migrated_database: Database,
 ) -> None:
-    async def scenario() -> None:
-        rows = _rows(migrated_database)
-        try:
-            with pytest.raises(psycopg.errors.InvalidTextRepresentation) as raised:
-                await rows.fetch_one("SELECT CAST(%(v)s AS integer)", {"v": "x"})
-            assert not is_unavailable_error(raised.value)  # an answer, not an outage
-            assert await rows.version("0" * 32) is None
-        finally:
-            await rows.close()
+    async def scenario(rows: AsyncGameRows) -> None:
+        with pytest.raises(psycopg.errors.InvalidTextRepresentation) as raised:
+            await rows.fetch_one("SELECT CAST(%(v)s AS integer)", {"v": "x"})
+        assert not is_unavailable_error(raised.value)  # an answer, not an outage
+        assert await rows.version("0" * 32) is None
 
-    asyncio.run(scenario())
+    _run(migrated_database, scenario)
 
 
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@ON_POSTGRES
 @pytest.mark.postgres
 def test_a_read_past_the_statement_bound_is_an_outage(migrated_database: Database) -> None:
 
-    async def scenario() -> None:
-        rows = AsyncGameRows(
-            migrated_database.url,
-            size=1,
-            timeouts=DatabaseTimeouts(statement_ms=200, hold_ms=5000),
-        )
-        try:
-            with pytest.raises(StorageUnavailable, match="within the service's bound"):
-                await rows.fetch_one("SELECT pg_sleep(CAST(%(v)s AS float))", {"v": "2"})
-        finally:
-            await rows.close()
+    async def scenario(rows: AsyncGameRows) -> None:
+        with pytest.raises(StorageUnavailable, match="within the service's bound"):
+            await rows.fetch_one("SELECT pg_sleep(CAST(%(v)s AS float))", {"v": "2"})
 
-    asyncio.run(scenario())
+    _run(migrated_database, scenario, statement_ms=200, hold_ms=5000)
 
 
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@ON_POSTGRES
 @pytest.mark.postgres
 def test_a_connection_the_server_closes_while_idle_is_no_longer_watched(
     migrated_database: Database, postgres_server_url: str
@@ -122,51 +123,41 @@ def test_a_connection_the_server_closes_while_idle_is_no_longer_watched(
         wakes += 1
         wake(session)
 
-    async def scenario() -> None:
+    async def scenario(rows: AsyncGameRows) -> None:
         nonlocal wakes
-        rows = _rows(migrated_database)
-        try:
-            await rows.version("0" * 32)
-            wakes = 0
-            (session,) = rows._idle
-            assert session._watched
-            with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-                admin.execute(
-                    "SELECT pg_terminate_backend(%s)", (session.connection.info.backend_pid,)
-                )
-            await asyncio.sleep(0.3)
-            assert not session._watched
-            # Its last words (the server's FATAL message), then its end: not a wake at
-            # every turn of the loop for 0.3 s.
-            assert 1 <= wakes <= 3
-            assert await rows.version("0" * 32) is None  # on a new connection
-        finally:
-            await rows.close()
+        await rows.version("0" * 32)
+        wakes = 0
+        (session,) = rows._idle
+        assert session._watched
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (session.connection.info.backend_pid,))
+        await asyncio.sleep(0.3)
+        assert not session._watched
+        # Its last words (the server's FATAL message), then its end: not a wake at every
+        # turn of the loop for 0.3 s.
+        assert 1 <= wakes <= 3
+        assert await rows.version("0" * 32) is None  # on a new connection
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Session, "_wake", counted)
-        asyncio.run(scenario())
+        _run(migrated_database, scenario)
 
 
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@ON_POSTGRES
 @pytest.mark.postgres
 def test_a_value_holding_a_nul_is_refused_not_cut_short(migrated_database: Database) -> None:
     """libpq reads a text value up to its first NUL: sent as it is, "a\\0b" would read as
     "a". psycopg's dumper refuses it, as through its cursor."""
 
-    async def scenario() -> None:
-        rows = _rows(migrated_database)
-        try:
-            with pytest.raises(psycopg.DataError, match="NUL"):
-                await rows.fetch_one("SELECT CAST(%(v)s AS text)", {"v": "a\x00b"})
-            assert await rows.fetch_one("SELECT CAST(%(v)s AS text)", {"v": "a"}) == ("a",)
-        finally:
-            await rows.close()
+    async def scenario(rows: AsyncGameRows) -> None:
+        with pytest.raises(psycopg.DataError, match="NUL"):
+            await rows.fetch_one("SELECT CAST(%(v)s AS text)", {"v": "a\x00b"})
+        assert await rows.fetch_one("SELECT CAST(%(v)s AS text)", {"v": "a"}) == ("a",)
 
-    asyncio.run(scenario())
+    _run(migrated_database, scenario)
 
 
-@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+@ON_POSTGRES
 @pytest.mark.postgres
 def test_a_late_wake_with_nothing_to_read_leaves_the_socket_watched(
     migrated_database: Database,
@@ -175,16 +166,12 @@ def test_a_late_wake_with_nothing_to_read_leaves_the_socket_watched(
     has read what came: that wake finds nothing and the socket stays registered, rather
     than being registered again by the next statement."""
 
-    async def scenario() -> None:
-        rows = _rows(migrated_database)
-        try:
-            await rows.version("0" * 32)
-            (session,) = rows._idle
-            session._wake()  # as the loop calls it then: readable once, nothing waiting
-            assert session._watched
-            assert await rows.version("0" * 32) is None
-            assert rows._idle == [session]
-        finally:
-            await rows.close()
+    async def scenario(rows: AsyncGameRows) -> None:
+        await rows.version("0" * 32)
+        (session,) = rows._idle
+        session._wake()  # as the loop calls it then: readable once, nothing waiting
+        assert session._watched
+        assert await rows.version("0" * 32) is None
+        assert rows._idle == [session]
 
-    asyncio.run(scenario())
+    _run(migrated_database, scenario)
