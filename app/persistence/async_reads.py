@@ -95,28 +95,28 @@ class AsyncGameRows:
         self._stall = stall
 
     async def document(self, game_id: str) -> StoredDocument | None:
-        row = await self._fetch_one(_DOCUMENT, game_id)
+        row = await self._fetch_one(_DOCUMENT, {"game_id": game_id})
         if row is None:
             return None
         version, document, key, host_hash, player_hashes = row
         return StoredDocument(version, document, key, Credentials(host_hash, player_hashes))
 
     async def version(self, game_id: str) -> StoredVersion | None:
-        row = await self._fetch_one(_VERSION, game_id)
+        row = await self._fetch_one(_VERSION, {"game_id": game_id})
         if row is None:
             return None
         version, host_hash, player_hashes = row
         return StoredVersion(version, Credentials(host_hash, player_hashes))
 
     async def recovery(self, game_id: str) -> StoredVersion | None:
-        row = await self._fetch_one(_RECOVERY, game_id)
+        row = await self._fetch_one(_RECOVERY, {"game_id": game_id})
         if row is None:
             return None
         version, host_hash, player_hashes, recovery_hash = row
         return StoredVersion(version, Credentials(host_hash, player_hashes, recovery_hash))
 
     async def state(self, game_id: str) -> StoredGame | None:
-        row = await self._fetch_one(_STATE, game_id)
+        row = await self._fetch_one(_STATE, {"game_id": game_id})
         if row is None:
             return None
         version, state, host_hash, player_hashes, recovery_hash, write_tat_ms, budgets = row
@@ -128,8 +128,7 @@ class AsyncGameRows:
         )
 
     async def key_stored(self, key_hash: str) -> bool:
-        with translated():
-            return await self._fetch_bounded(_KEY_STORED, {"key_hash": key_hash}) is not None
+        return await self._fetch_one(_KEY_STORED, {"key_hash": key_hash}) is not None
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
@@ -140,15 +139,9 @@ class AsyncGameRows:
         """Close the idle connections without their event loop (it may be gone)."""
         idle, self._idle = self._idle, []
         for session in idle:
-            with contextlib.suppress(Exception):
-                session.close()
+            _discard(session)
 
     # ---- the bounded connections ---------------------------------------------------------
-
-    async def _fetch_one(self, read: LibpqStatement, game_id: str) -> tuple[Any, ...] | None:
-        # The database's outages reach the use cases as the storage port's.
-        with translated():
-            return await self._fetch_bounded(read, {"game_id": game_id})
 
     async def fetch_one(self, sql: str, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first row of one statement (the driver's SQL, its values by name in the
@@ -157,6 +150,12 @@ class AsyncGameRows:
         statement = self._statements.get(sql)
         if statement is None:  # one per statement of the code's, never a client's
             statement = self._statements[sql] = LibpqStatement(sql)
+        return await self._fetch_one(statement, values)
+
+    async def _fetch_one(
+        self, statement: LibpqStatement, values: Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
+        # The database's outages reach the use cases as the storage port's.
         with translated():
             return await self._fetch_bounded(statement, values)
 
