@@ -174,6 +174,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         buffer_events=settings.stream_buffer_events,
         buffer_bytes=settings.stream_buffer_bytes,
         max_subscribers=settings.stream_slots,
+        max_per_seat=settings.max_streams_per_seat,
         retry_after=settings.retry_after_seconds,
         admission_wait=settings.db_pool_timeout_ms / 1000,
         observe=LIVE_SUBSCRIBERS.set,

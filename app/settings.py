@@ -76,6 +76,12 @@ class Settings(BaseSettings):
     # client that falls this far behind has its stream ended, whatever the events' size.
     stream_buffer_bytes: int = Field(default=65536, ge=1)
     max_streams: int = Field(default=1000, ge=0)
+    # Of those, what one seat of one game (its token: the host's or a player's) may hold:
+    # a host screen, the host's phone and a reconnection that overlaps the stream it
+    # replaces. A newer one ends the seat's oldest, so a lost phone's stream that the
+    # process has not noticed yet never keeps its seat out, and one party's token cannot
+    # take the places every other game shares.
+    max_streams_per_seat: int = Field(default=4, ge=1)
     stream_max_seconds: float = Field(default=600.0, gt=0)
     # A long-poll (`wait`) answers after at most this long, whatever `wait` asks (<= 30).
     long_poll_max_seconds: float = Field(default=30.0, ge=0)

@@ -198,8 +198,11 @@ def run_attacks(tree: Path, workdir: Path, names: list[str], guard: float) -> di
         ):
             step("metrics-exposure", lambda: metrics_exposure(port))
     if wanted("stream-replays"):
-        # The write rate off only so that the attacker's game fills its log in seconds.
-        with serve(tree, workdir, name="replays", env={"GAME_WRITE_RATE": "0"}) as (port, p, _):
+        # The write rate off only so that the attacker's game fills its log in seconds; the
+        # seat's bound off so that one token stands for the thousand seats (over as many
+        # games) an attacker would need to hold a thousand replays at once.
+        replays = {"GAME_WRITE_RATE": "0", "MAX_STREAMS_PER_SEAT": "1000"}
+        with serve(tree, workdir, name="replays", env=replays) as (port, p, _):
             step("stream-replays", lambda: stream_replays(port, p.pid))
     if wanted("request-flood"):
         with serve(tree, workdir, name="request-flood") as (port, proc, _):

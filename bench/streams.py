@@ -169,8 +169,10 @@ async def run(args: argparse.Namespace) -> None:
             "MAX_STREAMS": str(args.streams + 100),
             "STREAM_MAX_SECONDS": "3600",
             "STREAM_BUFFER_EVENTS": "256",
-            # One client process stands for a thousand clients, all from 127.0.0.1.
+            # One client process stands for a thousand clients, all from 127.0.0.1, and a
+            # game's host token for all of its followers.
             "MAX_CONNECTIONS_PER_ADDRESS": str(args.streams + 200),
+            "MAX_STREAMS_PER_SEAT": str(args.streams),
         }
         with contextlib.ExitStack() as servers:
             server = servers.enter_context(

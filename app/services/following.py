@@ -76,9 +76,12 @@ async def follow(
         hub.unsubscribe(subscription)
 
 
-async def wait_after(hub: LiveHub, game_id: str, version: int, after: int, seconds: float) -> None:
-    """Return once the game has an event after ``after``, or after ``seconds``."""
-    subscription = hub.subscribe(game_id, version)
+async def wait_after(
+    hub: LiveHub, game_id: str, version: int, after: int, seconds: float, seat: str
+) -> None:
+    """Return once the game has an event after ``after``, or after ``seconds`` (or once a
+    newer follower of ``seat`` takes its place: the client asks again anyway)."""
+    subscription = hub.subscribe(game_id, version, seat)
     try:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds

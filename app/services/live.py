@@ -59,6 +59,7 @@ class LiveHub:
         buffer_events: int,
         buffer_bytes: int,
         max_subscribers: int,
+        max_per_seat: int,
         retry_after: int,
         admission_wait: float,
         observe: Callable[[int], None] = lambda count: None,
@@ -69,6 +70,7 @@ class LiveHub:
         self.buffer_events = buffer_events
         self.buffer_bytes = buffer_bytes
         self.max_subscribers = max_subscribers
+        self.max_per_seat = max_per_seat
         self.retry_after = retry_after
         self.admission_wait = admission_wait
         self.observe = observe  # hears the number of subscribers after each change of it
@@ -121,7 +123,10 @@ class LiveHub:
     ) -> Subscription:
         """A new subscriber of ``game_id``, whose version a read just found at ``version``
         (checking the token of ``seat``, if given; the read began at loop time
-        ``checked_from``); 503 past ``max_subscribers`` or while shutting down."""
+        ``checked_from``); 503 past ``max_subscribers`` or while shutting down. A seat
+        already followed ``max_per_seat`` times loses its oldest follower first."""
+        if seat is not None and not self.closed:
+            self._make_room_for(game_id, seat)
         if self.closed or self.count >= self.max_subscribers:
             raise TooManyStreams(
                 "This process is shutting down; follow the game on another one."
@@ -160,6 +165,18 @@ class LiveHub:
         self.count += 1
         self.observe(self.count)
         return subscription
+
+    def _make_room_for(self, game_id: str, seat: str) -> None:
+        """End and drop the oldest followers of ``seat`` until it holds fewer than
+        ``max_per_seat``: the newest is the one its client is reading (a phone that lost
+        its connection comes back before the process notices)."""
+        channel = self._channels.get(game_id)
+        if channel is None:
+            return
+        held = sorted((s for s in channel.subscribers if s.seat == seat), key=lambda s: s.at)
+        for oldest in held[: max(0, len(held) - self.max_per_seat + 1)]:
+            oldest.end("superseded")
+            self.unsubscribe(oldest)
 
     def unsubscribe(self, subscription: Subscription) -> None:
         channel = self._channels.get(subscription.game_id)
@@ -279,6 +296,9 @@ class LiveHub:
             self, subscription, after, heartbeat=heartbeat, max_seconds=max_seconds
         )
 
-    async def wait_after(self, game_id: str, version: int, after: int, seconds: float) -> None:
-        """Return once the game has an event after ``after``, or after ``seconds``."""
-        await following.wait_after(self, game_id, version, after, seconds)
+    async def wait_after(
+        self, game_id: str, version: int, after: int, seconds: float, seat: str
+    ) -> None:
+        """Return once the game has an event after ``after``, or after ``seconds``; a
+        waiting long-poll counts as a follower of ``seat``."""
+        await following.wait_after(self, game_id, version, after, seconds, seat)

@@ -15,8 +15,8 @@ __all__ = ["END_REASONS", "Channel", "Delivery", "Subscription", "as_delivery"]
 
 #: Why a follower's stream ends (docs/api.md, "Following a game live"): its time bound,
 #: the process shutting down, the client falling too far behind, its token replaced or
-#: revoked, its game deleted.
-END_REASONS = ("time-bound", "shutdown", "behind", "token", "gone")
+#: revoked, its game deleted, a newer follower of its seat past the seat's bound.
+END_REASONS = ("time-bound", "shutdown", "behind", "token", "gone", "superseded")
 
 
 @dataclass(frozen=True, slots=True)

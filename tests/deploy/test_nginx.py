@@ -34,7 +34,8 @@ def replica(tmp_path_factory: pytest.TempPathFactory, postgres_server_url: str) 
         _with_database(postgres_server_url, name),
         tmp_path_factory.mktemp("replica"),
         "replica",
-        env={"TRUSTED_PROXIES": "127.0.0.1/32"},
+        # One token's hundred streams stand for a hundred clients in the edge limits' test.
+        env={"TRUSTED_PROXIES": "127.0.0.1/32", "MAX_STREAMS_PER_SEAT": "100"},
     )
     try:
         with running(server):

@@ -1,7 +1,8 @@
 """A thousand replays of a long log that are never read, against a real ``python -m app``
-(one worker, the defaults but the write rate, on SQLite): the worker's memory stays
-bounded, and every other game's reads and changes are answered meanwhile. How long they
-take is a figure of bench/ATTACKS.md (``stream-replays``), not a test."""
+(one worker, the defaults but the write rate and one seat's bound, on SQLite): the
+worker's memory stays bounded, and every other game's reads and changes are answered
+meanwhile. How long they take is a figure of bench/ATTACKS.md (``stream-replays``), not a
+test."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ RSS_BOUND_MIB = 150
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder: Path = tmp_path_factory.mktemp("replays")
-    with running(Server(f"sqlite:///{folder}/replays.db", folder, "replays")) as (one,):
+    # One token stands for the thousand seats (over as many games) an attacker would need
+    # to hold a thousand replays at once: one seat alone holds MAX_STREAMS_PER_SEAT.
+    env = {"MAX_STREAMS_PER_SEAT": "1000"}
+    with running(Server(f"sqlite:///{folder}/replays.db", folder, "replays", env=env)) as (one,):
         yield one
 
 

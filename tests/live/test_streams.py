@@ -184,7 +184,8 @@ async def test_clients_that_vanish_leave_no_subscriber_behind(
 async def test_past_max_streams_a_process_answers_503_with_retry_after(
     clients: tuple[httpx.AsyncClient, httpx.AsyncClient],
 ) -> None:
-    """MAX_STREAMS is 4 here."""
+    """MAX_STREAMS is 4 here, as many as one seat may hold (MAX_STREAMS_PER_SEAT): the
+    host's four take every place, and the players find none."""
     on_a, on_b = clients
     game = await create_game(on_a)
     async with contextlib.AsyncExitStack() as stack:
@@ -193,13 +194,13 @@ async def test_past_max_streams_a_process_answers_503_with_retry_after(
                 open_stream(on_b, f"{game.url}/events/stream", game.host())
             )
             assert stream.response.status_code == 200
-        refused = await on_b.get(f"{game.url}/events/stream", headers=game.host())
+        refused = await on_b.get(f"{game.url}/events/stream", headers=game.player("p1"))
         assert refused.status_code == 503
         assert refused.json()["type"].endswith("/too-many-streams")
         assert int(refused.headers["Retry-After"]) >= 0
         # A long-poll holds a place too.
         polled = await on_b.get(
-            f"{game.url}/events", params={"after": 1, "wait": 1}, headers=game.host()
+            f"{game.url}/events", params={"after": 1, "wait": 1}, headers=game.player("p2")
         )
         assert polled.status_code == 503
         # Another process still has room.

@@ -139,13 +139,13 @@ async def list_events(
     The `ETag` is the game's version (a page of an append-only log changes only with it)."""
     # The token first, in one small read on the event loop: a stranger (404, 401) holds
     # no request thread, and a client polling with the ETag it holds costs no page.
-    version = await games.current_version(game_id, token)
+    version, seat = await games.follower(game_id, token)
     if version in cached:
         return not_modified(version)
     version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
     wait = min(wait, request.app.state.settings.long_poll_max_seconds)
     if not events and wait > 0:
-        await live.wait_after(game_id, version, after, wait)
+        await live.wait_after(game_id, version, after, wait, seat)
         version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
     page = EventList(
         events=[EventRead.model_validate(e) for e in events],
