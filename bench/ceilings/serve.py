@@ -5,7 +5,8 @@ service's bounded subclass of it is part of what the service costs.
 
     CEILING_ANSWERS=answers.json [DATABASE_URL=...] python -m bench.ceilings.serve bare PORT
 
-Ceilings: ``bare``, ``bare-read``, ``bare-write``.
+Ceilings: ``bare``, ``bare-read``, ``bare-write`` (frozen), and ``bare-read-libpq``
+(``bare-read`` on libpq's own calls: not frozen, see its module).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 
 import uvicorn
 
-CEILINGS = ("bare", "bare-read", "bare-write")
+CEILINGS = ("bare", "bare-read", "bare-write", "bare-read-libpq")
 
 
 def main() -> None:

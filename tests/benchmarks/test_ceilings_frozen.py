@@ -33,7 +33,13 @@ FROZEN = {
     "ceilings/bare_read.py": "1afd59a19b073d9656eb7709f3949f86c2fb381f4bd50ba24c20c675d6c2d90e",
     "ceilings/bare_write.py": "cf19e8daf077167b207d9d876cec4816b030f0fa770a4fe1bdfc42a93c660ed4",
     "ceilings/database.py": "0554f871889063753414624a69f690533e1855d00fe3a91bc6cf5b4b65a79814",
-    "ceilings/serve.py": "f7de34d729588596e95b658564132b2afb673ff2d0ec1e3a81872f68c05f8748",
+    "ceilings/serve.py": "201eae91da1013cf8cd63e764fe63679a5d7785b078326eba03c032550ad7dc6",
+    # Not a goal's ceiling (its module says why), frozen all the same: a reference that
+    # changes moves its ratios for no change of the service.
+    "ceilings/bare_read_libpq.py": (
+        "02b564c3a860c33eaaf2c1f02e6c1f00e0e4d0228782754ebfce5f7d1f63b646"
+    ),
+    "ceilings/libpq_rows.py": "5b477820b4fd13667bac4ea3b24519436a62ddee8d034fba16c28f02a5338ae5",
     "peers/boardgameio/server.js": (
         "9efc369ffe33403086d9247824e25c3cd493afee8e71c2629d1897ea8a2f127d"
     ),
