@@ -1,7 +1,7 @@
 """The bench database's rows read through libpq's own calls (``psycopg.pq``), none of the
 service's code: what ``bare-read-libpq`` reads with on PostgreSQL.
 
-Not a frozen ceiling. ``bare-read`` reads through psycopg's async cursor, frozen so that
+Not a goal's ceiling. ``bare-read`` reads through psycopg's async cursor, frozen so that
 ratios stay comparable across rounds; the service's reads on the event loop go through
 libpq's calls since the twentieth round (bench/RESULTS.md), a cheaper driver path than the
 ceiling's own. This reference reads the same rows the cheapest public way psycopg offers:
