@@ -16,7 +16,7 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.api.contract import ROUTERS
-from app.api.contract.live import LIVE_SUBSCRIBERS, sse_frame
+from app.api.contract.live import LIVE_SUBSCRIBERS, LIVE_SUPERSEDED, sse_frame
 from app.api.contract.operations import router as ops_router
 from app.api.contract.reference import tile_documents
 from app.api.documentation.openapi_document import camel_case_operation_id, install_openapi
@@ -178,6 +178,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         retry_after=settings.retry_after_seconds,
         admission_wait=settings.db_pool_timeout_ms / 1000,
         observe=LIVE_SUBSCRIBERS.set,
+        superseded=LIVE_SUPERSEDED.inc,
     )
     retention = app.state.retention = Retention(
         db,

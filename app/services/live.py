@@ -63,6 +63,7 @@ class LiveHub:
         retry_after: int,
         admission_wait: float,
         observe: Callable[[int], None] = lambda count: None,
+        superseded: Callable[[], None] = lambda: None,
     ) -> None:
         self.storage = storage
         self.feed = feed
@@ -74,6 +75,7 @@ class LiveHub:
         self.retry_after = retry_after
         self.admission_wait = admission_wait
         self.observe = observe  # hears the number of subscribers after each change of it
+        self.superseded = superseded  # hears each follower ended for a newer of its seat
         self.count = 0
         self.closed = False
         self._channels: dict[str, Channel] = {}
@@ -177,6 +179,7 @@ class LiveHub:
         for oldest in held[: max(0, len(held) - self.max_per_seat + 1)]:
             oldest.end("superseded")
             self.unsubscribe(oldest)
+            self.superseded()
 
     def unsubscribe(self, subscription: Subscription) -> None:
         channel = self._channels.get(subscription.game_id)

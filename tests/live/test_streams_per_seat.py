@@ -68,10 +68,12 @@ async def test_a_seat_flooding_streams_keeps_two_and_leaves_the_rest_to_others(
             assert stream.response.status_code == 200
             assert (await stream.next_event()).event == "game_created"  # type: ignore[union-attr]
             flood.append(stream)
-        # Every stream but the two newest was ended for the newer, and said so.
+        # Every stream but the two newest was ended for the newer, said so, and was counted.
         for stream in flood[:-2]:
             assert await _end_of(stream) == "superseded"
         await wait_for_subscribers(on_b, servers[1].base_url, 2)
+        metrics = (await on_b.get(f"{servers[1].base_url}/metrics")).text
+        assert "live_followers_superseded_total 8.0" in metrics
         # The players still find the four other places of the process. (Each stream is
         # kept: one dropped would close its connection when collected.)
         players: list[Stream] = []

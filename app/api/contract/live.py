@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from prometheus_client import Gauge
+from prometheus_client import Counter, Gauge
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -52,6 +52,10 @@ LIVE_SUBSCRIBERS = Gauge(
     "live_subscribers",
     "Clients following games live (streams and long-polls), summed over live processes.",
     multiprocess_mode="livesum",
+)
+LIVE_SUPERSEDED = Counter(
+    "live_followers_superseded_total",
+    "Followers ended for a newer one of their seat past MAX_STREAMS_PER_SEAT.",
 )
 
 
