@@ -57,16 +57,26 @@ def shared_database(
         _drop_database(server_url, name)
 
 
+@contextlib.contextmanager
+def server_pair(
+    database: str, tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]
+) -> Iterator[tuple[Server, Server]]:
+    """Two ``python -m app`` processes, A and B, on one database, with ``env``."""
+    logs = tmp_path_factory.mktemp("live-logs")
+    a = Server(database, logs, "a", env=env)
+    b = Server(database, logs, "b", env=env)
+    with running(a, b):
+        yield a, b
+
+
 @pytest.fixture(scope="module")
 def servers(
     shared_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Server, Server]]:
-    """Two ``python -m app`` processes, A and B, on one database."""
-    logs = tmp_path_factory.mktemp("live-logs")
-    a = Server(shared_database, logs, "a", env=LIVE_ENV)
-    b = Server(shared_database, logs, "b", env=LIVE_ENV)
-    with running(a, b):
-        yield a, b
+    """Two ``python -m app`` processes, A and B, on one database (a module may define its
+    own, with ``server_pair`` and settings of its own)."""
+    with server_pair(shared_database, tmp_path_factory, LIVE_ENV) as pair:
+        yield pair
 
 
 @dataclass

@@ -14,8 +14,14 @@ import httpx
 import pytest
 
 from tests.api.conftest import create_game
-from tests.live.conftest import LIVE_ENV, PATIENCE, open_stream, wait_for_subscribers
-from tests.support.servers import Server, running
+from tests.live.conftest import (
+    LIVE_ENV,
+    PATIENCE,
+    open_stream,
+    server_pair,
+    wait_for_subscribers,
+)
+from tests.support.servers import Server
 
 # Streams that live long and heartbeats often: a stream that ends here ended for its token.
 ENV = {**LIVE_ENV, "STREAM_MAX_SECONDS": "600", "MAX_STREAMS": "20"}
@@ -25,11 +31,8 @@ ENV = {**LIVE_ENV, "STREAM_MAX_SECONDS": "600", "MAX_STREAMS": "20"}
 def servers(
     shared_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Server, Server]]:
-    logs = tmp_path_factory.mktemp("seat-logs")
-    a = Server(shared_database, logs, "a", env=ENV)
-    b = Server(shared_database, logs, "b", env=ENV)
-    with running(a, b):
-        yield a, b
+    with server_pair(shared_database, tmp_path_factory, ENV) as pair:
+        yield pair
 
 
 async def _until_ended(stream: object) -> list[str]:

@@ -22,9 +22,10 @@ from tests.live.conftest import (
     PATIENCE,
     Stream,
     open_stream,
+    server_pair,
     wait_for_subscribers,
 )
-from tests.support.servers import Server, running
+from tests.support.servers import Server
 
 # Six places in a process, two a seat: a seat flooding streams must leave four to others.
 ENV = {**LIVE_ENV, "STREAM_MAX_SECONDS": "600", "MAX_STREAMS": "6", "MAX_STREAMS_PER_SEAT": "2"}
@@ -34,11 +35,8 @@ ENV = {**LIVE_ENV, "STREAM_MAX_SECONDS": "600", "MAX_STREAMS": "6", "MAX_STREAMS
 def servers(
     shared_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Server, Server]]:
-    logs = tmp_path_factory.mktemp("per-seat-logs")
-    a = Server(shared_database, logs, "a", env=ENV)
-    b = Server(shared_database, logs, "b", env=ENV)
-    with running(a, b):
-        yield a, b
+    with server_pair(shared_database, tmp_path_factory, ENV) as pair:
+        yield pair
 
 
 @pytest.fixture
