@@ -7,20 +7,15 @@ from the rest. On SQLite there is no cheaper public path than ``sqlite3``'s: it 
 
 from __future__ import annotations
 
-import os
-
 from bench.ceilings import bare_read
-from bench.ceilings.database import SqliteRows
+from bench.ceilings.database import PostgresRows
 
-if not isinstance(bare_read.ROWS, SqliteRows):
+if isinstance(bare_read.ROWS, PostgresRows):
     # Imported here: on SQLite this is bare-read, psycopg not loaded, its memory the same.
     from bench.ceilings.libpq_rows import LibpqRows
 
-    url = os.environ["DATABASE_URL"]
-    for prefix in ("postgresql+psycopg://", "postgres://"):
-        if url.startswith(prefix):
-            url = "postgresql://" + url.removeprefix(prefix)
+    # The same database, its URL as database.py's game_rows already made it a conninfo.
     # bare_read's app reads its module's ROWS on each request.
-    bare_read.ROWS = LibpqRows(url)
+    bare_read.ROWS = LibpqRows(bare_read.ROWS._conninfo)
 
 app = bare_read.app
