@@ -8,9 +8,11 @@ downloaded: playwright-core drives the machine's Chromium.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,17 +48,21 @@ def web_modules(node: str) -> Path:
     modules = WEB_CLIENT / "node_modules"
     marker = modules / ".package-lock.json"
     lock = WEB_CLIENT / "package-lock.json"
-    if not marker.is_file() or marker.stat().st_mtime < lock.stat().st_mtime:
-        env = dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1")
-        done = subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund"],
-            cwd=WEB_CLIENT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, f"npm ci failed:\n{done.stdout}\n{done.stderr}"
+    # The suite's workers (pytest-xdist) each run this fixture: one installs, the others
+    # wait for it and then find the folder current.
+    with open(Path(tempfile.gettempdir()) / "vatican-report-web-npm-ci.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not marker.is_file() or marker.stat().st_mtime < lock.stat().st_mtime:
+            env = dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1")
+            done = subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund"],
+                cwd=WEB_CLIENT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert done.returncode == 0, f"npm ci failed:\n{done.stdout}\n{done.stderr}"
     return modules
 
 
