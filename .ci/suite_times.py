@@ -1,6 +1,8 @@
 """Seconds each suite (top folder of tests/) took in a pytest run, from its JUnit XML:
 `.ci/run` prints them after the tests, so that what a suite adds to CI's time is read off
-every run. Usage: python .ci/suite_times.py junit.xml"""
+every run. The tests run on two workers, so the suites' minutes add up to about twice the
+tests' wall time: read them as what each suite costs, not as when it ended.
+Usage: python .ci/suite_times.py junit.xml"""
 
 from __future__ import annotations
 
