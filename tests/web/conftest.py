@@ -12,7 +12,6 @@ import fcntl
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,14 +42,16 @@ def node() -> str:
 
 
 @pytest.fixture(scope="session")
-def web_modules(node: str) -> Path:
+def web_modules(node: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``clients/web/node_modules`` from its lock file (``npm ci`` when absent or stale)."""
     modules = WEB_CLIENT / "node_modules"
     marker = modules / ".package-lock.json"
     lock = WEB_CLIENT / "package-lock.json"
-    # The suite's workers (pytest-xdist) each run this fixture: one installs, the others
-    # wait for it and then find the folder current.
-    with open(Path(tempfile.gettempdir()) / "vatican-report-web-npm-ci.lock", "w") as held:
+    # The run's workers (pytest-xdist) each run this fixture: one installs, the others wait
+    # for it and then find the folder current. The lock lies in the folder the run's
+    # workers share (their temp folders' parent).
+    run_folder = tmp_path_factory.getbasetemp().parent
+    with open(run_folder / "web-npm-ci.lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         if not marker.is_file() or marker.stat().st_mtime < lock.stat().st_mtime:
             env = dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1")
