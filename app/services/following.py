@@ -78,19 +78,22 @@ async def follow(
 
 async def wait_after(
     hub: LiveHub, game_id: str, version: int, after: int, seconds: float, seat: str
-) -> None:
-    """Return once the game has an event after ``after``, or after ``seconds`` (or once a
-    newer follower of ``seat`` takes its place: the client asks again anyway)."""
+) -> str | None:
+    """Return once the game has an event after ``after``, or after ``seconds``, or once the
+    service ends the wait (a newer follower of ``seat`` takes its place, the token is
+    refused, the game is deleted, the process shuts down): then with why, as a stream's
+    ``: end`` line says it."""
     subscription = hub.subscribe(game_id, version, seat)
     try:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
         # Committed before the subscription could hear it?
         if await hub.read_log(game_id, after, 1):
-            return
+            return None
         while (remaining := deadline - loop.time()) > 0 and subscription.ended is None:
             deliveries = await subscription.next(remaining)
             if any(delivery.seq > after for delivery in deliveries):
-                return
+                return None
+        return subscription.ended
     finally:
         hub.unsubscribe(subscription)

@@ -301,7 +301,7 @@ class LiveHub:
 
     async def wait_after(
         self, game_id: str, version: int, after: int, seconds: float, seat: str
-    ) -> None:
-        """Return once the game has an event after ``after``, or after ``seconds``; a
-        waiting long-poll counts as a follower of ``seat``."""
-        await following.wait_after(self, game_id, version, after, seconds, seat)
+    ) -> str | None:
+        """Return once the game has an event after ``after``, or after ``seconds``, or with
+        why the service ended the wait; a waiting long-poll counts as a follower of ``seat``."""
+        return await following.wait_after(self, game_id, version, after, seconds, seat)

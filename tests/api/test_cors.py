@@ -16,7 +16,7 @@ from tests.api.conftest import create_game
 ALLOWED = "https://table.example"
 REFUSED = "https://evil.example"
 PROBLEM = "application/problem+json"
-EXPOSED = {"etag", "location", "idempotent-replayed", "retry-after", "x-request-id"}
+EXPOSED = {"etag", "location", "idempotent-replayed", "retry-after", "x-request-id", "follow-ended"}
 CLIENT_HEADERS = (
     "authorization, content-type, if-match, if-none-match, idempotency-key, last-event-id"
 )

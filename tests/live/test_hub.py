@@ -248,10 +248,21 @@ async def test_shutdown_ends_followers_and_refuses_new_ones(
     hub: LiveHub = live_app.state.live_hub
     subscription = hub.subscribe(live_game.id, 1)
     follower = asyncio.create_task(drain(hub, subscription, 99))
-    await asyncio.sleep(0.2)
+    waiting = asyncio.create_task(
+        live_game.client.get(
+            f"{live_game.url}/events", params={"after": 1, "wait": 30}, headers=live_game.host()
+        )
+    )
+    async with asyncio.timeout(PATIENCE):
+        while hub.count < 2:
+            await asyncio.sleep(0.01)
     hub.close_threadsafe()
     async with asyncio.timeout(PATIENCE):
         assert await follower == []
+        # A waiting long-poll answers its empty page at once, and says why.
+        page = await waiting
+    assert page.status_code == 200 and page.json()["events"] == []
+    assert page.headers["Follow-Ended"] == "shutdown"
     response = await live_game.client.get(
         f"{live_game.url}/events", params={"after": 1, "wait": 5}, headers=live_game.host()
     )

@@ -52,6 +52,7 @@ async def test_a_long_poll_with_nothing_new_is_an_empty_page_after_wait(
     assert time.monotonic() - started >= 0.5
     assert response.status_code == 200
     assert response.json() == {"events": [], "last_seq": 1}
+    assert "Follow-Ended" not in response.headers  # the wait ran out: nothing ended it
     assert live_app.state.live_hub.count == 0  # the waiter left no subscriber behind
 
 

@@ -112,6 +112,8 @@ async def test_a_waiting_long_poll_is_one_of_its_seats_followers(
         answered = await first
     assert answered.status_code == 200
     assert answered.json()["events"] == []
+    # ...and says why, so that a client can tell it from a wait that ran out.
+    assert answered.headers["Follow-Ended"] == "superseded"
     assert hub.count == 2
     # Another seat's long-poll is not the host's to end.
     other = asyncio.create_task(
@@ -127,6 +129,7 @@ async def test_a_waiting_long_poll_is_one_of_its_seats_followers(
     for task in [*later, other]:
         answer = await task
         assert [event["type"] for event in answer.json()["events"]] == ["faith_set"]
+        assert "Follow-Ended" not in answer.headers
     assert hub.count == 0
 
 

@@ -31,6 +31,8 @@ EVENT_STREAM = "text/event-stream"
 MAX_WAIT_SECONDS = 30
 _MAX_SEQ = 2**31 - 1
 HEARTBEAT = b": heartbeat\n\n"
+#: On a long-poll's page when the service ended its wait early: why, in a stream's words.
+FOLLOW_ENDED = "Follow-Ended"
 
 EVENT_SCHEMA = {
     "type": "object",
@@ -148,14 +150,20 @@ async def list_events(
         return not_modified(version)
     version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
     wait = min(wait, request.app.state.settings.long_poll_max_seconds)
+    ended = None
     if not events and wait > 0:
-        await live.wait_after(game_id, version, after, wait, seat)
+        ended = await live.wait_after(game_id, version, after, wait, seat)
         version, events = await run_in_threadpool(games.list_events, game_id, after, limit, token)
     page = EventList(
         events=[EventRead.model_validate(e) for e in events],
         last_seq=events[-1].seq if events else after,
     )
-    return versioned(page, version)
+    answer = versioned(page, version)
+    if ended is not None:
+        # The service cut the wait short: a client about to ask again learns why, as a
+        # stream's last line would tell it (a seat followed past its bound: `superseded`).
+        answer.headers[FOLLOW_ENDED] = ended
+    return answer
 
 
 @router.get(

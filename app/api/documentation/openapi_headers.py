@@ -35,6 +35,14 @@ HEADERS: dict[str, dict[str, Any]] = {
         "description": "Seconds to wait before retrying.",
         "schema": {"type": "integer", "minimum": 0},
     },
+    "Follow-Ended": {
+        "description": "On a long-poll's page only, when the service ended the wait before "
+        "an event came or `wait` ran out: why, as a stream's last line (`: end <reason>`) "
+        "says it. `superseded`: a newer follower of this seat took this one's place, past "
+        "`MAX_STREAMS_PER_SEAT`; asking again ends another follower of the seat in turn. "
+        "`shutdown`: the process is stopping; ask again (another replica answers).",
+        "schema": {"type": "string", "enum": ["superseded", "shutdown"]},
+    },
     "Cache-Control": {
         "required": True,
         "description": "`no-store` on every answer that carries a token or a recovery code: "
@@ -75,7 +83,7 @@ SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
     "setFaith": _VERSIONED,
     "setPlayerLeaders": _VERSIONED,
     "setTurnOrder": _VERSIONED,
-    "listGameEvents": _VERSIONED,
+    "listGameEvents": ("ETag", "Follow-Ended"),
     "getReport": _VERSIONED,
     "setReportDecision": _VERSIONED,
     "resolveReport": _IDEMPOTENT,

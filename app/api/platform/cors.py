@@ -36,7 +36,14 @@ ALLOWED_HEADERS = (
     "X-Request-ID",
 )
 #: The response headers a page may read (beyond the CORS-safelisted ones).
-EXPOSED_HEADERS = ("ETag", "Location", "Idempotent-Replayed", "Retry-After", "X-Request-ID")
+EXPOSED_HEADERS = (
+    "ETag",
+    "Location",
+    "Idempotent-Replayed",
+    "Retry-After",
+    "X-Request-ID",
+    "Follow-Ended",
+)
 _SAFELISTED_REQUEST_HEADERS = frozenset({"accept", "accept-language", "content-language"})
 
 # scheme://host[:port], as browsers send it in Origin (no path, no trailing slash).

@@ -2563,6 +2563,8 @@ export interface components {
         "Cache-Control": "no-store";
         /** @description The game's version, as a strong tag (`"3"`): send it back as `If-Match` to change the game, or as `If-None-Match` to poll. */
         ETag: string;
+        /** @description On a long-poll's page only, when the service ended the wait before an event came or `wait` ran out: why, as a stream's last line (`: end <reason>`) says it. `superseded`: a newer follower of this seat took this one's place, past `MAX_STREAMS_PER_SEAT`; asking again ends another follower of the seat in turn. `shutdown`: the process is stopping; ask again (another replica answers). */
+        "Follow-Ended": "superseded" | "shutdown";
         /** @description `true` when this answer is the replay of an earlier call with the same `Idempotency-Key`; absent on the first answer. */
         "Idempotent-Replayed": "true";
         /** @description The created game's URL. */
@@ -4199,6 +4201,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Follow-Ended": components["headers"]["Follow-Ended"];
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
