@@ -121,6 +121,7 @@ def test_sdk_type_checks_passes_its_unit_tests_and_plays_a_live_game(
         "two devices: the host's follow() keeps its version current",
         "gameState() equals a fresh read after a seeded random sequence",
         "gameState() ends typed: a seat given a new token is seat-closed",
+        "five devices on one seat, four allowed: one is superseded twice in a row",
         "an event type the SDK does not know",
         "without EventSource, streamed bodies or randomUUID",
     ):

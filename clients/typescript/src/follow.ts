@@ -33,6 +33,31 @@ export class IdleTimeoutError extends Error {
   override readonly name = "IdleTimeoutError";
 }
 
+/** A stream the service ended, with the reason its last line gave (`: end <reason>`:
+ * `time-bound`, `shutdown`, `behind`, `token`, `gone`, `superseded`), or none when the
+ * connection simply closed. Told to `onError` when following resumes after it. */
+export class StreamEndedError extends Error {
+  override readonly name: string = "StreamEndedError";
+  readonly reason: string | undefined;
+
+  constructor(reason: string | undefined) {
+    super(reason ? `the event stream ended (${reason})` : "the event stream ended");
+    this.reason = reason;
+  }
+}
+
+/** Following stopped for good: this seat's stream (or long-poll) was ended `superseded`
+ * twice in a row, so newer followers of the same seat keep taking its place. The seat is
+ * followed on more devices than the service allows a seat (`MAX_STREAMS_PER_SEAT`, 4 by
+ * default); reconnecting would only end another device's stream in turn. */
+export class SupersededError extends StreamEndedError {
+  override readonly name = "SupersededError";
+
+  constructor() {
+    super("superseded");
+  }
+}
+
 export interface Follower {
   /** The seq of the last event delivered. */
   readonly lastSeq: number;
@@ -41,7 +66,7 @@ export interface Follower {
   /** Stop following; `done` then resolves. */
   close(): void;
   /** Resolves when closed; rejects on an error that following cannot get past (401, 403,
-   * 404, or `onEvent` throwing). */
+   * 404, a `SupersededError`, or `onEvent` throwing). */
   readonly done: Promise<void>;
 }
 
@@ -65,6 +90,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
       | "poll",
   };
   let failures = 0;
+  // How many times in a row the service ended this follower `superseded` (a stream or a
+  // long-poll); any other end it gives starts the count again.
+  let supersededInARow = 0;
   const idleMs = options.idleTimeoutMs ?? 60_000;
   const wait = options.wait ?? 25;
   let reconnectMs: number | undefined;
@@ -98,6 +126,27 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
       requestId: response.headers.get("X-Request-ID"),
       retryAfterMs: parseRetryAfter(response.headers.get("Retry-After")),
     });
+  };
+
+  /** What to do once the service has ended a stream, by the reason it gave. */
+  const streamEnded = async (reason: string | undefined): Promise<void> => {
+    supersededInARow = reason === "superseded" ? supersededInARow + 1 : 0;
+    switch (reason) {
+      case "time-bound": // its time bound: nothing is wrong, resume at once
+      case "token": // the seat's token was replaced or revoked: reconnecting hears the 401
+      case "gone": // the game was deleted: reconnecting hears the 404
+        failures = 0;
+        return;
+      case "superseded":
+        // Once can be a dead connection of this seat's making room for a live one; twice
+        // in a row, the seat has more live followers than its bound, and reconnecting
+        // again would only end another device's stream.
+        if (supersededInARow >= 2) throw new SupersededError();
+        break;
+      default: // shutdown, behind, or a connection closed without a word
+        break;
+    }
+    await transient(new StreamEndedError(reason));
   };
 
   /** One connection to the stream: returns when it ends; false when it is not served. */
@@ -139,7 +188,12 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   };
 
   const readStream = async (body: ReadableStream<Uint8Array>, line: Watch): Promise<void> => {
-    const parser = new SseParser();
+    let ended: string | undefined;
+    const parser = new SseParser({
+      onComment: (text) => {
+        if (text.startsWith("end ")) ended = text.slice(4);
+      },
+    });
     const decoder = new TextDecoder();
     const reader = body.getReader();
     try {
@@ -165,8 +219,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
         }
         if (chunk.done) {
           parser.end();
-          // The server closed the stream (a deploy, a proxy timeout): resume where we are.
-          await transient(new Error("the event stream ended"));
+          // The server closed the stream: resume where we are, at once or after a pause
+          // by the reason it gave (none from a proxy's timeout).
+          await streamEnded(ended);
           return;
         }
       }
@@ -183,6 +238,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     const url = transport.url(path, { after: state.lastSeq, wait });
     const line = watch(signal, wait * 1000 + idleMs);
     let page: EventList;
+    let ended: string | null;
     try {
       const response = await transport.raw(url, { headers, signal: line.signal });
       if (!response.ok) {
@@ -190,6 +246,8 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
         if (isTransientStatus(response.status)) return await transient(error, error.retryAfterMs);
         throw error;
       }
+      // Why the service cut the wait short, in a stream's words (`superseded`, `shutdown`).
+      ended = response.headers.get("Follow-Ended");
       page = (await response.json()) as EventList;
     } catch (error) {
       if (signal.aborted || error instanceof ProblemError) throw error;
@@ -200,6 +258,8 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     }
     failures = 0;
     for (const event of page.events) await deliver(event);
+    supersededInARow = ended === "superseded" ? supersededInARow + 1 : 0;
+    if (supersededInARow >= 2) throw new SupersededError();
     if (page.events.length === 0) {
       // A server that answers at once (no `wait` support, or a proxy) must not be hammered.
       const rest = (options.minPollIntervalMs ?? 1000) - (Date.now() - started);

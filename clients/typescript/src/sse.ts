@@ -12,12 +12,19 @@ export interface SseMessage {
 }
 
 export class SseParser {
+  private readonly onComment: ((text: string) => void) | undefined;
   private buffer = "";
   private data: string[] = [];
   private event = "";
   private lastId = "";
   private retry: number | undefined;
   private pendingCr = false;
+
+  /** `onComment` hears each comment line's text, without its colon and the one space
+   * after it (`: end superseded` is `end superseded`); the spec has clients skip them. */
+  constructor(options: { onComment?: (text: string) => void } = {}) {
+    this.onComment = options.onComment;
+  }
 
   /** The id of the last event received, for `Last-Event-ID` on reconnection. */
   get lastEventId(): string {
@@ -61,7 +68,11 @@ export class SseParser {
       this.dispatch(out);
       return;
     }
-    if (line.startsWith(":")) return; // a comment: heartbeats
+    if (line.startsWith(":")) {
+      // A comment: heartbeats, and why the service ends a stream (`: end <reason>`).
+      this.onComment?.(line.startsWith(": ") ? line.slice(2) : line.slice(1));
+      return;
+    }
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);

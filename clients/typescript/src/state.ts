@@ -6,7 +6,7 @@
 // state is read again, once, and following goes on from there. When following cannot go
 // on, `end` says why, typed: the game was deleted, or this token's seat closed.
 import type { VaticanReportClient } from "./client.js";
-import type { FollowOptions, Follower } from "./follow.js";
+import { SupersededError, type FollowOptions, type Follower } from "./follow.js";
 import {
   EMPTY_HISTORY,
   KNOWN_EVENTS,
@@ -22,11 +22,13 @@ import type { GameEvent } from "./types.js";
 
 /** Why following ended: `deleted` (the game is gone: 404), `seat-closed` (this token is
  * refused, 401: its seat has a new token, none, or the host seat was recovered
- * elsewhere), `closed` (`close()` was called), `failed` (anything else: a 403, a
- * subscriber that threw; `error` has it). */
+ * elsewhere), `superseded` (more devices follow this seat than the service allows one
+ * seat, and newer ones took this one's place: a `SupersededError`), `closed` (`close()`
+ * was called), `failed` (anything else: a 403, a subscriber that threw; `error` has it). */
 export type StateEnd =
   | { reason: "deleted"; error: unknown }
   | { reason: "seat-closed"; error: unknown }
+  | { reason: "superseded"; error: unknown }
   | { reason: "closed" }
   | { reason: "failed"; error: unknown };
 
@@ -50,6 +52,7 @@ export interface GameStateOptions
 export function endOf(error: unknown): StateEnd {
   if (isProblem(error, "not-found")) return { reason: "deleted", error };
   if (isProblem(error, "unauthorized")) return { reason: "seat-closed", error };
+  if (error instanceof SupersededError) return { reason: "superseded", error };
   return { reason: "failed", error };
 }
 

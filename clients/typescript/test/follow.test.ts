@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { IdleTimeoutError, VaticanReportClient, isProblem, type GameEvent } from "../src/index.js";
+import {
+  IdleTimeoutError,
+  StreamEndedError,
+  SupersededError,
+  VaticanReportClient,
+  isProblem,
+  type GameEvent,
+} from "../src/index.js";
 import { FakeFetch, eventStream, fakeSleep, json, problem, sseEvent } from "./fake.js";
 
 const BASE = "http://rules.test";
@@ -237,4 +244,99 @@ test("a fetch that cannot stream a body (React Native) makes follow long-poll", 
   const { seen, follower } = await collect(sdk, 1);
   assert.deepEqual(seen, [1]);
   assert.equal(follower.mode, "poll");
+});
+
+test("a stream ended at its time bound is resumed at once, with no error told", async () => {
+  const fake = new FakeFetch(
+    eventStream(["retry: 2000\n\n", sseEvent(1), ": end time-bound\n\n"]),
+    eventStream([sseEvent(2)]),
+  );
+  const { sdk, waits } = setup(fake);
+  const errors: unknown[] = [];
+  const { seen } = await collect(sdk, 2, undefined, { onError: (e: unknown) => errors.push(e) });
+  assert.deepEqual(seen, [1, 2]);
+  assert.equal(fake.calls[1]?.headers.get("Last-Event-ID"), "1");
+  assert.deepEqual(waits, []);
+  assert.deepEqual(errors, []);
+});
+
+test("a stream ended for its token or its game reconnects at once and ends with the real answer", async () => {
+  for (const [reason, status, slug] of [
+    ["token", 401, "unauthorized"],
+    ["gone", 404, "not-found"],
+  ] as const) {
+    const fake = new FakeFetch(
+      eventStream(["retry: 2000\n\n", sseEvent(1), `: end ${reason}\n\n`]),
+      problem(status, slug),
+      problem(status, slug), // a 404 on the stream is tried as a long-poll too
+    );
+    const { sdk, waits } = setup(fake);
+    const follower = sdk.follow("g1", { onEvent: () => undefined });
+    await assert.rejects(follower.done, (e: unknown) => isProblem(e, slug));
+    assert.deepEqual(waits, [], reason);
+  }
+});
+
+test("a shutdown or a reader left behind waits the server's retry and tells onError why", async () => {
+  const fake = new FakeFetch(
+    eventStream(["retry: 1500\n\n", sseEvent(1), ": end shutdown\n\n"]),
+    eventStream([sseEvent(2), ": end behind\n\n"]),
+    eventStream([sseEvent(3)]),
+  );
+  const { sdk, waits } = setup(fake);
+  const errors: unknown[] = [];
+  const { seen } = await collect(sdk, 3, undefined, { onError: (e: unknown) => errors.push(e) });
+  assert.deepEqual(seen, [1, 2, 3]);
+  assert.deepEqual(waits, [1500, 1500]);
+  assert.deepEqual(
+    errors.map((e) => (e instanceof StreamEndedError ? e.reason : e)),
+    ["shutdown", "behind"],
+  );
+});
+
+test("superseded once, follow resumes after the retry; twice in a row, it ends with SupersededError", async () => {
+  const fake = new FakeFetch(
+    eventStream(["retry: 2000\n\n", sseEvent(1), ": end superseded\n\n"]),
+    eventStream([sseEvent(2), ": end superseded\n\n"]),
+    eventStream([sseEvent(3)]), // never asked for
+  );
+  const { sdk, waits } = setup(fake);
+  const seen: number[] = [];
+  const errors: unknown[] = [];
+  const follower = sdk.follow("g1", { onEvent: (e) => void seen.push(e.seq), onError: (e) => void errors.push(e) });
+  await assert.rejects(follower.done, (e: unknown) => e instanceof SupersededError && e.reason === "superseded");
+  assert.deepEqual(seen, [1, 2]);
+  assert.equal(fake.calls.length, 2);
+  assert.deepEqual(waits, [2000]);
+  assert.ok(errors.length === 1 && errors[0] instanceof StreamEndedError && !(errors[0] instanceof SupersededError));
+});
+
+test("superseded twice with another end between them is two single times: follow goes on", async () => {
+  const fake = new FakeFetch(
+    eventStream([sseEvent(1), ": end superseded\n\n"]),
+    eventStream([sseEvent(2), ": end time-bound\n\n"]),
+    eventStream([sseEvent(3), ": end superseded\n\n"]),
+    eventStream([sseEvent(4)]),
+  );
+  const { sdk } = setup(fake);
+  const { seen } = await collect(sdk, 4);
+  assert.deepEqual(seen, [1, 2, 3, 4]);
+});
+
+test("long-polls: a page marked Follow-Ended: superseded twice in a row ends follow; once, it goes on", async () => {
+  const page = (events: number[], last: number, ended?: string) =>
+    json(
+      200,
+      { events: events.map((seq) => ({ seq, type: "faith_set", at: "2026-11-30T20:00:00Z", data: {} })), last_seq: last },
+      ended ? { "Follow-Ended": ended } : {},
+    );
+  const once = new FakeFetch(page([], 0, "superseded"), page([1], 1), page([], 1, "superseded"), page([2], 2));
+  const { seen } = await collect(setup(once).sdk, 2, undefined, { mode: "poll" });
+  assert.deepEqual(seen, [1, 2]);
+
+  const twice = new FakeFetch(page([1], 1), page([], 1, "superseded"), page([], 1, "superseded"), page([2], 2));
+  const follower = setup(twice).sdk.follow("g1", { mode: "poll", onEvent: () => undefined });
+  await assert.rejects(follower.done, SupersededError);
+  assert.equal(twice.calls.length, 3);
+  assert.equal(follower.lastSeq, 1);
 });

@@ -287,6 +287,25 @@ test("gameState() ends typed: a seat given a new token is seat-closed, a deleted
   assert.ok(isProblem(await host.getGame(gameId).catch((e: unknown) => e), "not-found"));
 });
 
+test("five devices on one seat, four allowed: one is superseded twice in a row and ends so, four follow on", { skip }, async () => {
+  const { gameId, host: hostToken, players } = await newGame();
+  const host = device(hostToken);
+  // MAX_STREAMS_PER_SEAT is 4 by default: the fifth stream ends the oldest, which comes
+  // back after `retry` and ends the next oldest, and so on, until one is ended a second
+  // time in a row and stops instead of ending yet another device's stream.
+  const phones = Array.from({ length: 5 }, () => device(players["p2"]).gameState(gameId));
+  await Promise.all(phones.map((phone) => phone.ready));
+  await until(() => phones.some((phone) => phone.ended), "a phone to be superseded for good");
+  const ended = phones.filter((phone) => phone.ended);
+  assert.equal(ended.length, 1);
+  assert.equal(ended[0]!.ended!.reason, "superseded");
+  await host.setFaith(gameId, { faith: { p1: 1, p2: 2, p3: 3 } });
+  const following = phones.filter((phone) => !phone.ended);
+  await until(() => following.every((phone) => phone.current?.version === 2), "the four to hear the change");
+  assert.equal(phones.filter((phone) => phone.ended).length, 1);
+  for (const phone of following) phone.close();
+});
+
 test("an event type the SDK does not know: the state reads the game again, once, and stays true", { skip }, async () => {
   const { gameId, host: hostToken, players } = await newGame();
   const host = device(hostToken);

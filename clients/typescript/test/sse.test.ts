@@ -58,3 +58,11 @@ test("an event not closed by a blank line is never dispatched", () => {
   parser.end();
   assert.deepEqual(parser.push("\n\n"), []);
 });
+
+test("each comment's text is told to onComment, without its colon and one space", () => {
+  const comments: string[] = [];
+  const parser = new SseParser({ onComment: (text) => comments.push(text) });
+  const messages = parser.push(": heartbeat\n\ndata: x\n\n:no space\n:  two spaces\n: end superseded\n\n");
+  assert.deepEqual(messages, [{ id: "", event: "message", data: "x" }]);
+  assert.deepEqual(comments, ["heartbeat", "no space", " two spaces", "end superseded"]);
+});

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import {
+  SupersededError,
   VaticanReportClient,
   applyEvent,
   applyToHistory,
@@ -274,6 +275,17 @@ describe("gameState: history and its end", () => {
       await assert.rejects(state.done);
     });
   }
+
+  test("a seat whose stream is superseded twice in a row ends the state: superseded", async () => {
+    const superseded = () => eventStream([": end superseded\n\n"]);
+    const fake = new FakeFetch(...read(1), superseded(), superseded());
+    const sdk = new VaticanReportClient({ baseUrl: "http://t", token: "t", fetch: fake.fetch, sleep: fakeSleep().sleep });
+    const state = sdk.gameState("g1");
+    const end = await state.end;
+    assert.equal(end.reason, "superseded");
+    assert.ok("error" in end && end.error instanceof SupersededError);
+    await assert.rejects(state.done, SupersededError);
+  });
 
   test("a game already gone at the first read ends the state too", async () => {
     const fake = new FakeFetch(problem(404, "not-found"));
