@@ -11,9 +11,16 @@ import { playersSection } from "./host-players.js";
 import { reportSection, type Undecided } from "./host-report.js";
 import { disc, errorBox, header, outcomeView, tileCard, type FaithTrack, type Game, type Outcome } from "./widgets.js";
 import { h, replace } from "./dom.js";
-import { roman, t } from "./i18n.js";
+import { roman, t, type Key } from "./i18n.js";
 import { finalScores } from "./scores.js";
 import { faithTrack } from "./track.js";
+
+/** What the screen says when following ends, by why; anything else shows its error. */
+const ENDED_TEXT: Partial<Record<StateEnd["reason"], Key>> = {
+  deleted: "game_deleted",
+  "seat-closed": "host_seat_closed",
+  superseded: "seat_superseded",
+};
 
 export class HostScreen {
   private client!: VaticanReportClient;
@@ -335,14 +342,15 @@ export class HostScreen {
     return error;
   }
 
-  /** The game is gone, or this device's host seat closed: the screen says so, and what
-   * this device kept for the game is dropped when it can no longer be used. */
+  /** The game is gone, this device's host seat closed, or newer devices of the seat took
+   * its place: the screen says so, and what this device kept for the game is dropped when
+   * it can no longer be used. */
   private ended(end: StateEnd): void {
     if (end.reason === "closed") return;
     this.finished = end;
     if (end.reason === "deleted") tokens.forget(this.gameId);
-    const text =
-      end.reason === "deleted" ? t("game_deleted") : end.reason === "seat-closed" ? t("host_seat_closed") : null;
+    const said = ENDED_TEXT[end.reason];
+    const text = said ? t(said) : null;
     replace(
       this.root,
       this.parts.header,

@@ -17,8 +17,15 @@ import {
 } from "./widgets.js";
 import { h, replace } from "./dom.js";
 import { reportDue, roundOf, signalsOf } from "./due.js";
-import { roman, t } from "./i18n.js";
+import { roman, t, type Key } from "./i18n.js";
 import { withRules } from "./rules.js";
+
+/** What the screen says when following ends, by why; anything else shows its error. */
+const ENDED_TEXT: Partial<Record<StateEnd["reason"], Key>> = {
+  deleted: "game_deleted",
+  "seat-closed": "seat_closed",
+  superseded: "seat_superseded",
+};
 
 export class PlayerScreen {
   private client!: VaticanReportClient;
@@ -151,11 +158,13 @@ export class PlayerScreen {
     if (!this.state.ended) this.render();
   }
 
-  /** The game is gone, or this phone's seat closed (the host gave it a new invitation). */
+  /** The game is gone, this phone's seat closed (the host gave it a new invitation), or
+   * newer devices of the seat took its place. */
   private ended(end: StateEnd): void {
     if (end.reason === "closed") return;
     this.finished = end;
-    const text = end.reason === "deleted" ? t("game_deleted") : end.reason === "seat-closed" ? t("seat_closed") : null;
+    const said = ENDED_TEXT[end.reason];
+    const text = said ? t(said) : null;
     this.renderHeader();
     replace(
       this.body,

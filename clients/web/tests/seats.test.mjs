@@ -1,8 +1,9 @@
 // Seats and the game's end, each screen in its own browser context against a live service:
 // the host moves to a second browser with the recovery code and goes on there while the
 // first is told its seat closed; a re-invited phone takes its seat and the old one is told;
-// deletion asks first, then every screen says the game is gone; a screen left before it
-// loaded never draws over the next one.
+// deletion asks first, then every screen says the game is gone; one link open on more phones
+// than a seat is followed on tells the one pushed out; a screen left before it loaded never
+// draws over the next one.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BASE_URL, LAPTOP, PHONE, createGame, expectLive, inviteLinks, launch, open, tapFaith } from "./support.mjs";
@@ -126,6 +127,26 @@ test("deletion asks for confirmation, then every screen says the game is gone", 
   await host.click("#new-game");
   await host.locator("#player-0-name").waitFor();
   assert.equal(await host.locator(`a[href$="/host/${gameId}"]`).count(), 0);
+  for (const page of [host, ...phones]) assert.deepEqual(page.errors, []);
+});
+
+test("one link opened on five phones, four followed: the one its newer twins push out says so", async () => {
+  // MAX_STREAMS_PER_SEAT is 4 by default: the fifth phone's stream ends the oldest's, which
+  // comes back and ends the next oldest's, until one is ended twice in a row and stops.
+  const host = await open(browser, LAPTOP);
+  await createGame(host, { players: [{ name: "Anna" }, { name: "Bruno" }], seed: 10 });
+  const links = await inviteLinks(host, 2);
+  const phones = [];
+  for (let i = 0; i < 5; i++) {
+    phones.push(await open(browser, PHONE, links.p2));
+    await expectLive(phones[i]);
+  }
+  const pushedOut = await Promise.any(phones.map(async (phone) => (await ended(phone, "superseded"), phone)));
+  assert.match(await pushedOut.locator("#ended").innerText(), /open on more devices than the service follows/);
+  const following = phones.filter((phone) => phone !== pushedOut);
+  await tapFaith(host, "p2", 3);
+  for (const phone of following) await phone.locator('#my-faith[data-faith="3"]').waitFor();
+  for (const phone of following) assert.equal(await phone.locator("#ended").count(), 0);
   for (const page of [host, ...phones]) assert.deepEqual(page.errors, []);
 });
 
