@@ -48,20 +48,45 @@ def refused(reason: str) -> None:
     EDGE_REFUSALS.labels(reason).inc()
 
 
+def logged(
+    reason: str, status: int, request_id: str, method: str | None = None, path: str | None = None
+) -> None:
+    """An answer the edge gave itself, on the access log as every answer of the app is, so
+    that the request id a client quotes is found there too. ``method`` and ``path`` are
+    None when no request line could be read."""
+    from app.api.platform.request_log import write_access_line
+
+    write_access_line(
+        {
+            "event": "edge",
+            "reason": reason,
+            "method": method,
+            "path": path,
+            "status": status,
+            "request_id": request_id,
+        }
+    )
+
+
 def delayed() -> None:
     EDGE_DELAYS.inc()
 
 
 def headers_too_large(
-    max_header_bytes: int, max_headers: int, default_headers: list[tuple[bytes, bytes]]
+    max_header_bytes: int,
+    max_headers: int,
+    default_headers: list[tuple[bytes, bytes]],
+    request_id: str = "",
 ) -> bytes:
-    """A complete HTTP/1.1 431 response that closes the connection."""
+    """A complete HTTP/1.1 431 response that closes the connection (with ``request_id``, or
+    a new one)."""
     return _closing_answer(
         b"431 Request Header Fields Too Large",
         "request-header-fields-too-large",
         f"The request line and headers may take at most {max_header_bytes} bytes "
         f"in at most {max_headers} fields.",
         default_headers,
+        request_id,
     )
 
 
@@ -112,17 +137,17 @@ def _closing_answer(
     return b"".join([*lines, b"\r\n", payload])
 
 
-def service_unavailable(detail: str, retry_after_seconds: int) -> ASGIApp:
-    """The app a connection past a limit is served by: one 503 saying ``detail``, then
-    close."""
+def service_unavailable(reason: str, detail: str, retry_after_seconds: int) -> ASGIApp:
+    """The app a connection past a limit (``reason``) is served by: one 503 saying
+    ``detail``, then close."""
     retry_after = (b"retry-after", str(retry_after_seconds).encode())
-    return _problem_app(503, "service-unavailable", detail, [retry_after])
+    return _problem_app(reason, 503, "service-unavailable", detail, [retry_after])
 
 
 def bad_request_app() -> ASGIApp:
     """The app a request is served by when the parser stopped inside its body while it
     waited behind another answer: the 400 of :func:`bad_request`, its body never read."""
-    return _problem_app(400, "bad-request", BAD_REQUEST_DETAIL, [])
+    return _problem_app(BAD_REQUEST, 400, "bad-request", BAD_REQUEST_DETAIL, [])
 
 
 def too_many_requests(detail: str, retry_after_seconds: int, close: bool) -> ASGIApp:
@@ -132,10 +157,11 @@ def too_many_requests(detail: str, retry_after_seconds: int, close: bool) -> ASG
     request with a body, which the server would otherwise read to its end, however long,
     and drop."""
     retry_after = (b"retry-after", str(retry_after_seconds).encode())
-    return _problem_app(429, "too-many-requests", detail, [retry_after], close=close)
+    return _problem_app(REQUEST_RATE, 429, "too-many-requests", detail, [retry_after], close=close)
 
 
 def _problem_app(
+    reason: str,
     status: int,
     slug: str,
     detail: str,
@@ -143,7 +169,8 @@ def _problem_app(
     close: bool = True,
 ) -> ASGIApp:
     """An app that answers one problem and asks for the connection to close (unless not
-    ``close``); it reads none of the request's body."""
+    ``close``); it reads none of the request's body. Its answer is logged as the edge's,
+    for ``reason``."""
     ending = [(b"connection", b"close")] if close else []
     from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body, problem_bytes
 
@@ -164,5 +191,6 @@ def _problem_app(
             }
         )
         await send({"type": "http.response.body", "body": payload, "more_body": False})
+        logged(reason, status, request_id, scope["method"], scope["path"])
 
     return answer

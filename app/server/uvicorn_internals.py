@@ -38,7 +38,7 @@ from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
 from app.asgi_extensions import mark_answered_by_server
-from app.request_ids import request_id_for, sent_request_id
+from app.request_ids import new_request_id, request_id_for, sent_request_id
 from app.server import answers
 from app.server.addresses import Pace, counted_as, counts_of, forwarded_client
 from app.server.edge_limits import EdgeLimits
@@ -173,7 +173,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._idle_since: float | None = None
         self._keepalive_timer: TimerHandle | None = None
         # Set when this connection is past a limit: the detail of the 503 it is answered.
-        self._shed: str | None = None
+        # Past a connection limit: its reason and what the 503 each request gets says.
+        self._shed: tuple[str, str] | None = None
         self._address: str | None = None  # what it counts against, once counted
         self._pace: Pace | None = None  # its address's request rate, if it has one
         # From a trusted proxy, whose requests are paced by the client each names.
@@ -206,14 +207,18 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         per_address = limits.max_connections_per_address
         if connections > limits.max_connections:
             answers.refused(answers.CONNECTION_LIMIT)
-            self._shed = f"The server is at its limit of {limits.max_connections} connections."
+            self._shed = (
+                answers.CONNECTION_LIMIT,
+                f"The server is at its limit of {limits.max_connections} connections.",
+            )
         elif from_address > 2 * per_address:
             self._drop_at_once(transport, answers.ADDRESS_FLOOD)
             return
         elif from_address > per_address:
             answers.refused(answers.ADDRESS_LIMIT)
             self._shed = (
-                f"The server is at its limit of {per_address} connections from one address."
+                answers.ADDRESS_LIMIT,
+                f"The server is at its limit of {per_address} connections from one address.",
             )
         elif self._address is not None and limits.request_interval:
             self._pace = counts.pace(
@@ -331,7 +336,7 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         if cycle is not None and cycle.more_body and not cycle.response_complete:
             self._cut_short(cycle)
         else:
-            self._close_with(answers.bad_request(self.server_state.default_headers))
+            self._close_with(answers.BAD_REQUEST, 400, self._bad_request_answer)
 
     def _cut_short(self, cycle: RequestResponseCycle) -> None:
         """The parser stopped inside the body of ``cycle``'s request, so the rest of that
@@ -399,7 +404,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self._refusal = answers.PIPELINE_LIMIT
             raise _Refused
         if self._shed is not None:
-            self.app = answers.service_unavailable(self._shed, self.limits.retry_after_seconds)
+            reason, detail = self._shed
+            self.app = answers.service_unavailable(reason, detail, self.limits.retry_after_seconds)
         super().on_headers_complete()
         answer_in_one_write(self, self.close_after_answer)
 
@@ -473,18 +479,23 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def _refuse_headers(self) -> None:
-        self._close_with(
-            answers.headers_too_large(
-                self.limits.max_header_bytes,
-                self.limits.max_headers,
-                self.server_state.default_headers,
-            )
+        assert self._refusal is not None
+        self._close_with(self._refusal, 431, self._headers_too_large_answer)
+
+    def _headers_too_large_answer(self, request_id: str) -> bytes:
+        limits = self.limits
+        return answers.headers_too_large(
+            limits.max_header_bytes,
+            limits.max_headers,
+            self.server_state.default_headers,
+            request_id,
         )
 
-    def _close_with(self, answer: bytes) -> None:
-        """Answer ``answer`` (a complete one that closes the connection) and linger, counting
-        the refusal if there is one; but while another answer is being written on this
-        connection none can be slipped in: that one ends, then the connection."""
+    def _close_with(self, reason: str, status: int, answer: Callable[[str], bytes]) -> None:
+        """Answer ``status`` (``answer``, given a new request id, is a complete answer that
+        closes the connection), log it for ``reason``, and linger, counting the refusal if
+        there is one; but while another answer is being written on this connection none
+        can be slipped in: that one ends, then the connection."""
         if self._busy():
             self._finish_then_close()
             return
@@ -492,7 +503,10 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
             answers.refused(self._refusal)
         self._dead = True
         self._head_timer.cancel()
-        self.transport.write(answer)
+        # No request id could be read from a head the edge refuses: a new one.
+        request_id = new_request_id()
+        self.transport.write(answer(request_id))
+        answers.logged(reason, status, request_id)
         self._linger()
 
     def _linger(self) -> None:

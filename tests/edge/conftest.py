@@ -4,6 +4,7 @@ are tests/support's (raw sockets: below what an HTTP client library sends)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import time
 from collections.abc import Iterator
@@ -26,6 +27,20 @@ class EdgeServer(Server):
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+    def edge_lines(self, within: float = 5.0, count: int = 1) -> list[dict[str, Any]]:
+        """The access lines of the answers the edge gave itself, once there are ``count``
+        (waiting up to ``within`` seconds: a line is written a loop turn after its answer)."""
+        deadline = time.monotonic() + within
+        while True:
+            lines = [
+                json.loads(line)
+                for line in self.log_text().splitlines()
+                if line.startswith('{"event":"edge"')
+            ]
+            if len(lines) >= count or time.monotonic() > deadline:
+                return lines
+            time.sleep(0.05)
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ NOT_HTTP = {
 
 def test_bytes_that_are_not_a_request_are_a_400_problem(tmp_path: Path) -> None:
     with edge_server(tmp_path, "bad") as server:
+        request_ids = []
         for name, raw in NOT_HTTP.items():
             sock = connect(server.port)
             sock.sendall(raw)
@@ -37,12 +38,25 @@ def test_bytes_that_are_not_a_request_are_a_400_problem(tmp_path: Path) -> None:
             head = head_of(data)
             assert head["content-type"] == "application/problem+json", name
             assert head["connection"] == "close", name
+            request_ids.append(head["x-request-id"])
             problem = json.loads(data.partition(b"\r\n\r\n")[2])
             assert problem["type"].endswith("/bad-request"), (name, problem)
             assert problem["status"] == 400
         metrics = ask(
             server.port, b"GET /metrics HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n"
         )
+        # Each answer is on the access log under the request id it carried.
+        lines = server.edge_lines(count=len(NOT_HTTP))
+    assert [line["request_id"] for line in lines] == request_ids, lines
+    for line in lines:
+        assert line == {
+            "event": "edge",
+            "reason": "bad-request",
+            "method": None,
+            "path": None,
+            "status": 400,
+            "request_id": line["request_id"],
+        }
     counted = f'http_edge_refusals_total{{reason="bad-request"}} {len(NOT_HTTP)}.0'.encode()
     assert counted in metrics, metrics[-2000:]
 

@@ -28,6 +28,13 @@ def test_connections_past_the_limit_get_a_503_problem_with_retry_after(tmp_path:
         assert figures["problem_type"].endswith("/service-unavailable")
         # Once the held connections are gone, new ones are served again.
         assert probe(server.port)[0] == 200
+        # Each 503 is on the access log, with the request it answered.
+        lines = server.edge_lines(count=3)
+    assert len(lines) == 3, lines
+    for line in lines:
+        assert line["reason"] == "connection-limit" and line["status"] == 503, line
+        assert (line["method"], line["path"]) == ("GET", "/healthz"), line
+        assert line["request_id"], line
 
 
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n"

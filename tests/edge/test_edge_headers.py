@@ -38,6 +38,16 @@ def test_headers_over_the_byte_limit_are_a_431_problem(tmp_path: Path) -> None:
         # Just within the limit is served.
         status, _, _ = _ask(server.port, REQUEST + b"X-Big: " + b"a" * 3900 + b"\r\n\r\n")
         assert status == 200
+        # The refusal is on the access log under the request id it carried.
+        (line,) = server.edge_lines()
+    assert line == {
+        "event": "edge",
+        "reason": "header-fields-too-large",
+        "method": None,
+        "path": None,
+        "status": 431,
+        "request_id": headers["x-request-id"],
+    }
 
 
 def test_too_many_header_fields_are_a_431_problem(tmp_path: Path) -> None:

@@ -212,7 +212,13 @@ def test_a_trusted_proxys_clients_are_paced_each_and_refused_past_the_rate(
         time.sleep(1.2)
         again = proxy.get(ROUTE, headers=via("203.0.113.7"))
         metrics = httpx.get(f"{server.base_url}/metrics").text
+        refusals = server.edge_lines(count=2)
     assert burst == [200, 200, 200]
+    # Both refusals are on the access log; the first under the client's own request id.
+    assert [(line["reason"], line["status"], line["path"]) for line in refusals] == [
+        ("request-rate", 429, ROUTE)
+    ] * 2, refusals
+    assert refusals[0]["request_id"] == "paced-1" and refusals[0]["method"] == "GET"
     assert refused.status_code == 429, refused.text
     assert refused.headers["retry-after"] == "1"
     assert refused.headers["x-request-id"] == "paced-1"

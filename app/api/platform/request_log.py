@@ -80,18 +80,35 @@ class RequestLog:
                     "request_id": request_id,
                 }
             ).decode()
+            # Inline, as in write_access_line: a call less on every request.
             sink = _only_access_line_handler()
             if sink is not None:
                 sink.write_line(line)
-                return
-            # Handed to the logger's handlers as a record of its own: Logger.info would
-            # first walk the stack for the caller's file and line, which a line of the
-            # access log does not carry (bench/RESULTS.md: the access log's cost).
-            access_logger.handle(
-                logging.getLogRecordFactory()(
-                    access_logger.name, logging.INFO, __file__, 0, line, None, None
-                )
-            )
+            else:
+                _handle(line)
+
+
+def write_access_line(fields: dict[str, Any]) -> None:
+    """``fields`` as one JSON line on the access log (``app.access``, at INFO), as the line
+    of an answer the server's edge gave itself."""
+    if access_logger.isEnabledFor(logging.INFO):
+        line = json_bytes(fields).decode()
+        sink = _only_access_line_handler()
+        if sink is not None:
+            sink.write_line(line)
+        else:
+            _handle(line)
+
+
+def _handle(line: str) -> None:
+    """``line`` to the access log's handlers as a record of its own: Logger.info would
+    first walk the stack for the caller's file and line, which a line of the access log
+    does not carry (bench/RESULTS.md: the access log's cost)."""
+    access_logger.handle(
+        logging.getLogRecordFactory()(
+            access_logger.name, logging.INFO, __file__, 0, line, None, None
+        )
+    )
 
 
 class AccessLineHandler(logging.Handler):
