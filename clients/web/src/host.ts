@@ -9,18 +9,11 @@ import { calculators } from "./calculators.js";
 import { adminSection, historyControls } from "./host-controls.js";
 import { playersSection } from "./host-players.js";
 import { reportSection, type Undecided } from "./host-report.js";
-import { disc, errorBox, header, outcomeView, tileCard, type FaithTrack, type Game, type Outcome } from "./widgets.js";
+import { disc, endedNotice, header, outcomeView, tileCard, type FaithTrack, type Game, type Outcome } from "./widgets.js";
 import { h, replace } from "./dom.js";
-import { roman, t, type Key } from "./i18n.js";
+import { roman, t } from "./i18n.js";
 import { finalScores } from "./scores.js";
 import { faithTrack } from "./track.js";
-
-/** What the screen says when following ends, by why; anything else shows its error. */
-const ENDED_TEXT: Partial<Record<StateEnd["reason"], Key>> = {
-  deleted: "game_deleted",
-  "seat-closed": "host_seat_closed",
-  superseded: "seat_superseded",
-};
 
 export class HostScreen {
   private client!: VaticanReportClient;
@@ -349,8 +342,6 @@ export class HostScreen {
     if (end.reason === "closed") return;
     this.finished = end;
     if (end.reason === "deleted") tokens.forget(this.gameId);
-    const said = ENDED_TEXT[end.reason];
-    const text = said ? t(said) : null;
     replace(
       this.root,
       this.parts.header,
@@ -358,7 +349,7 @@ export class HostScreen {
         "main",
         { id: "main", tabindex: "-1", class: "host" },
         h("h1", {}, t("app_title")),
-        text ? h("p", { class: "ended", role: "alert", id: "ended", "data-reason": end.reason }, text) : errorBox("error" in end ? end.error : null, "ended"),
+        ...endedNotice(end, "host_seat_closed"),
         h("p", {}, h("a", { href: "#/", id: "new-game" }, t("new_game"))),
       ),
     );

@@ -5,6 +5,7 @@ import { anonymous, openGame, withFreshRetry, type Connection } from "./api.js";
 import { changeOf, describeChange } from "./changes.js";
 import {
   disc,
+  endedNotice,
   errorBox,
   excommunicationList,
   header,
@@ -17,15 +18,8 @@ import {
 } from "./widgets.js";
 import { h, replace } from "./dom.js";
 import { reportDue, roundOf, signalsOf } from "./due.js";
-import { roman, t, type Key } from "./i18n.js";
+import { roman, t } from "./i18n.js";
 import { withRules } from "./rules.js";
-
-/** What the screen says when following ends, by why; anything else shows its error. */
-const ENDED_TEXT: Partial<Record<StateEnd["reason"], Key>> = {
-  deleted: "game_deleted",
-  "seat-closed": "seat_closed",
-  superseded: "seat_superseded",
-};
 
 export class PlayerScreen {
   private client!: VaticanReportClient;
@@ -163,15 +157,8 @@ export class PlayerScreen {
   private ended(end: StateEnd): void {
     if (end.reason === "closed") return;
     this.finished = end;
-    const said = ENDED_TEXT[end.reason];
-    const text = said ? t(said) : null;
     this.renderHeader();
-    replace(
-      this.body,
-      text
-        ? h("p", { class: "ended", role: "alert", id: "ended", "data-reason": end.reason }, text)
-        : errorBox("error" in end ? end.error : null, "ended"),
-    );
+    replace(this.body, ...endedNotice(end, "seat_closed"));
   }
 
   private render(): void {

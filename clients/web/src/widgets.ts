@@ -1,5 +1,5 @@
 // Pieces both screens show: the header, a tile, an outcome, an error.
-import { ProblemError, NetworkError, type Schemas } from "@vatican-report/client";
+import { ProblemError, NetworkError, type Schemas, type StateEnd } from "@vatican-report/client";
 import type { Connection } from "./api.js";
 import { h } from "./dom.js";
 import { lang, pick, roman, setLang, t, type Key } from "./i18n.js";
@@ -150,4 +150,23 @@ export function errorText(error: unknown): string {
 
 export function errorBox(error: unknown, id = "error"): HTMLElement {
   return h("p", { class: "error", role: "alert", id }, errorText(error));
+}
+
+/** What a screen shows once following ended (never for `closed`): why, in words where the
+ * reason has some (`seatClosed` says it for the screen's kind of seat), else the error. A
+ * screen that newer devices of its seat pushed out may follow here again, which pushes out
+ * that seat's oldest follower in turn. */
+export function endedNotice(end: StateEnd, seatClosed: Key): HTMLElement[] {
+  const words: Partial<Record<StateEnd["reason"], Key>> = {
+    deleted: "game_deleted",
+    "seat-closed": seatClosed,
+    superseded: "seat_superseded",
+  };
+  const said = words[end.reason];
+  if (!said) return [errorBox("error" in end ? end.error : null, "ended")];
+  const notice = [h("p", { class: "ended", role: "alert", id: "ended", "data-reason": end.reason }, t(said))];
+  if (end.reason === "superseded") {
+    notice.push(h("button", { type: "button", id: "follow-again", onclick: () => location.reload() }, t("follow_again")));
+  }
+  return notice;
 }

@@ -130,7 +130,7 @@ test("deletion asks for confirmation, then every screen says the game is gone", 
   for (const page of [host, ...phones]) assert.deepEqual(page.errors, []);
 });
 
-test("one link opened on five phones, four followed: the one its newer twins push out says so", async () => {
+test("one link opened on five phones, four followed: the one its newer twins push out says so, and may follow again", async () => {
   // MAX_STREAMS_PER_SEAT is 4 by default: the fifth phone's stream ends the oldest's, which
   // comes back and ends the next oldest's, until one is ended twice in a row and stops.
   const host = await open(browser, LAPTOP);
@@ -147,6 +147,10 @@ test("one link opened on five phones, four followed: the one its newer twins pus
   await tapFaith(host, "p2", 3);
   for (const phone of following) await phone.locator('#my-faith[data-faith="3"]').waitFor();
   for (const phone of following) assert.equal(await phone.locator("#ended").count(), 0);
+  // The one pushed out may follow again: it is live, with the change it missed.
+  await pushedOut.click("#follow-again");
+  await expectLive(pushedOut);
+  await pushedOut.locator('#my-faith[data-faith="3"]').waitFor();
   for (const page of [host, ...phones]) assert.deepEqual(page.errors, []);
 });
 
