@@ -172,8 +172,8 @@ class EdgeHttpToolsProtocol(HttpToolsProtocol):
         self._keepalive_seconds = self.limits.keepalive_timeout
         self._idle_since: float | None = None
         self._keepalive_timer: TimerHandle | None = None
-        # Set when this connection is past a limit: the detail of the 503 it is answered.
-        # Past a connection limit: its reason and what the 503 each request gets says.
+        # Set when this connection is past a limit: the limit's reason, and the detail of
+        # the 503 each of its requests is answered.
         self._shed: tuple[str, str] | None = None
         self._address: str | None = None  # what it counts against, once counted
         self._pace: Pace | None = None  # its address's request rate, if it has one

@@ -4,7 +4,8 @@
 // A UI binds to `current` and never reads the game again, after its own changes or
 // others'. An event this SDK does not know (a newer service's) is never guessed at: the
 // state is read again, once, and following goes on from there. When following cannot go
-// on, `end` says why, typed: the game was deleted, or this token's seat closed.
+// on, `end` says why, typed: the game was deleted, this token's seat closed, or newer
+// devices of the seat took this one's place.
 import type { VaticanReportClient } from "./client.js";
 import { SupersededError, type FollowOptions, type Follower } from "./follow.js";
 import {
@@ -61,7 +62,7 @@ export function endOf(error: unknown): StateEnd {
  * `subscribe(fn)` calls `fn` with each new snapshot (at once with the current one, if
  * any); `close()` stops following. `end` resolves with why following stopped (and
  * subscribers are told, `kind: "ended"`); `done` rejects when following cannot go on
- * (401, 403, 404), as `follow()`'s does.
+ * (401, 403, 404, a `SupersededError`), as `follow()`'s does.
  */
 export class GameState {
   readonly gameId: string;
