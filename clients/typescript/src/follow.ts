@@ -26,7 +26,16 @@ export interface FollowOptions {
   /** A stream silent this long (not even a heartbeat) is presumed dead and reopened
    * (default 60 000 ms); a long-poll gets `wait` plus this much to answer. */
   idleTimeoutMs?: number;
+  /** Told each time `status` changes (for a connection indicator). */
+  onStatus?: (status: FollowStatus) => void;
 }
+
+/** How following stands: `connecting` (nothing answered yet), `live` (a stream is open,
+ * or the last long-poll was answered), `reconnecting` (after a failure, until an answer
+ * comes again), `closed` (`close()` or the signal) or `failed` (`done` rejected). A stream
+ * the service ends at its time bound, or to say that the token or the game is gone, is
+ * taken up again at once, with no `reconnecting` between. */
+export type FollowStatus = "connecting" | "live" | "reconnecting" | "closed" | "failed";
 
 /** A connection closed by the client because nothing came through it for too long. */
 export class IdleTimeoutError extends Error {
@@ -63,6 +72,8 @@ export interface Follower {
   readonly lastSeq: number;
   /** `stream` or `poll`: how the events arrive now. */
   readonly mode: "stream" | "poll";
+  /** How following stands now (`onStatus` is told each change). */
+  readonly status: FollowStatus;
   /** Stop following; `done` then resolves. */
   close(): void;
   /** Resolves when closed; rejects on an error that following cannot get past (401, 403,
@@ -96,6 +107,12 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   const idleMs = options.idleTimeoutMs ?? 60_000;
   const wait = options.wait ?? 25;
   let reconnectMs: number | undefined;
+  let status: FollowStatus = "connecting";
+  const setStatus = (next: FollowStatus): void => {
+    if (next === status) return;
+    status = next;
+    options.onStatus?.(next);
+  };
 
   const deliver = async (event: GameEvent): Promise<void> => {
     // Nothing after close(), and nothing twice: a resumed stream may replay what we saw.
@@ -108,6 +125,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
 
   const transient = async (error: unknown, retryAfterMs?: number | null): Promise<void> => {
     if (signal.aborted) return;
+    setStatus("reconnecting");
     options.onError?.(error);
     const delay = retryAfterMs ?? reconnectMs ?? transport.backoff(Math.min(failures, 6));
     failures++;
@@ -165,6 +183,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
       }
       const type = response.headers.get("Content-Type") ?? "";
       if (response.ok && type.startsWith("text/event-stream") && response.body) {
+        setStatus("live");
         await readStream(response.body, line);
         return true;
       }
@@ -246,6 +265,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
         if (isTransientStatus(response.status)) return await transient(error, error.retryAfterMs);
         throw error;
       }
+      setStatus("live");
       // Why the service cut the wait short, in a stream's words (`superseded`, `shutdown`).
       ended = response.headers.get("Follow-Ended");
       page = (await response.json()) as EventList;
@@ -268,6 +288,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   };
 
   const run = async (): Promise<void> => {
+    let failed = false;
     try {
       while (!signal.aborted) {
         if (state.mode === "stream") {
@@ -278,10 +299,12 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
       }
     } catch (error) {
       if (signal.aborted) return;
+      failed = true;
       throw error;
     } finally {
       options.signal?.removeEventListener("abort", onOuterAbort);
       controller.abort();
+      setStatus(failed ? "failed" : "closed");
     }
   };
 
@@ -295,6 +318,9 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     },
     get mode() {
       return state.mode;
+    },
+    get status() {
+      return status;
     },
     close: () => controller.abort(),
     done,

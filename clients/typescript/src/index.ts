@@ -1,7 +1,7 @@
 export { VaticanReportClient } from "./client.js";
 export type { ChangeCallOptions, ClientOptions, CreateOptions, ResolveOptions, StaleOptions } from "./client.js";
 export { IdleTimeoutError, StreamEndedError, SupersededError, follow } from "./follow.js";
-export type { FollowOptions, Follower } from "./follow.js";
+export type { FollowOptions, FollowStatus, Follower } from "./follow.js";
 export { NoRandomSourceError, isUuidV4, randomIdempotencyKey, uuidV4FromBytes } from "./keys.js";
 export { ProblemError, isProblem, slugOf } from "./problems.js";
 export type { ProblemDocument, ProblemMembers, ProblemOf } from "./problems.js";

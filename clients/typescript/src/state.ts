@@ -7,7 +7,7 @@
 // on, `end` says why, typed: the game was deleted, this token's seat closed, or newer
 // devices of the seat took this one's place.
 import type { VaticanReportClient } from "./client.js";
-import { SupersededError, type FollowOptions, type Follower } from "./follow.js";
+import { SupersededError, type FollowOptions, type FollowStatus, type Follower } from "./follow.js";
 import {
   EMPTY_HISTORY,
   KNOWN_EVENTS,
@@ -43,7 +43,10 @@ export type StateChange =
 export type StateListener = (snapshot: GameSnapshot, change: StateChange) => void;
 
 export interface GameStateOptions
-  extends Pick<FollowOptions, "mode" | "wait" | "idleTimeoutMs" | "minPollIntervalMs" | "token" | "signal" | "onError"> {
+  extends Pick<
+    FollowOptions,
+    "mode" | "wait" | "idleTimeoutMs" | "minPollIntervalMs" | "token" | "signal" | "onError" | "onStatus"
+  > {
   /** Also keep what an undo and a redo would take (`snapshot.history`), from the game's
    * log, read once from its first event (at most `MAX_EVENTS_PER_GAME` of them). */
   history?: boolean;
@@ -110,6 +113,14 @@ export class GameState {
   /** `stream` or `poll` once following, as `follow()` says. */
   get mode(): "stream" | "poll" | undefined {
     return this.follower?.mode;
+  }
+
+  /** How following stands, as `follow()` says (`connecting` while the game is first read;
+   * `failed` when that read failed, `closed` if closed before it answered). */
+  get status(): FollowStatus {
+    if (this.follower) return this.follower.status;
+    if (this.finished) return this.finished.reason === "closed" ? "closed" : "failed";
+    return "connecting";
   }
 
   subscribe(listener: StateListener): () => void {

@@ -7,6 +7,7 @@ import {
   SupersededError,
   VaticanReportClient,
   isProblem,
+  type FollowStatus,
   type GameEvent,
 } from "../src/index.js";
 import { FakeFetch, eventStream, fakeSleep, json, problem, sseEvent } from "./fake.js";
@@ -339,4 +340,47 @@ test("long-polls: a page marked Follow-Ended: superseded twice in a row ends fol
   await assert.rejects(follower.done, SupersededError);
   assert.equal(twice.calls.length, 3);
   assert.equal(follower.lastSeq, 1);
+});
+
+test("status: connecting, live once the stream opens, reconnecting after a drop, live again, closed", async () => {
+  const fake = new FakeFetch(
+    eventStream([sseEvent(1)]), // closed without a word: a drop
+    new TypeError("connection refused"),
+    (_call, init) => eventStream([sseEvent(2)], { open: true, ...(init.signal ? { signal: init.signal } : {}) }),
+  );
+  const { sdk } = setup(fake);
+  const told: FollowStatus[] = [];
+  const follower = sdk.follow("g1", {
+    onStatus: (status) => told.push(status),
+    onEvent: (event) => {
+      if (event.seq === 2) setImmediate(() => follower.close());
+    },
+  });
+  assert.equal(follower.status, "connecting");
+  await follower.done;
+  assert.deepEqual(told, ["live", "reconnecting", "live", "closed"]);
+  assert.equal(follower.status, "closed");
+});
+
+test("status: a stream taken up again at its time bound stays live; a refused token is failed", async () => {
+  const fake = new FakeFetch(
+    eventStream([sseEvent(1), ": end time-bound\n\n"]),
+    eventStream([sseEvent(2), ": end token\n\n"]),
+    problem(401, "unauthorized"),
+  );
+  const { sdk } = setup(fake);
+  const told: FollowStatus[] = [];
+  const follower = sdk.follow("g1", { onStatus: (status) => told.push(status), onEvent: () => undefined });
+  await assert.rejects(follower.done, (e: unknown) => isProblem(e, "unauthorized"));
+  assert.deepEqual(told, ["live", "failed"]);
+  assert.equal(follower.status, "failed");
+});
+
+test("status: long-polls are live once one is answered", async () => {
+  const fake = new FakeFetch(json(200, { events: [{ seq: 1, type: "faith_set", at: "2026-11-30T20:00:00Z", data: {} }], last_seq: 1 }));
+  const { sdk } = setup(fake);
+  const told: FollowStatus[] = [];
+  const { follower } = await collect(sdk, 1, undefined, { mode: "poll", onStatus: (s: FollowStatus) => told.push(s) });
+  assert.deepEqual(told, ["live", "closed"]);
+  assert.equal(follower.mode, "poll");
 });

@@ -303,6 +303,10 @@ test("five devices on one seat, four allowed: one is superseded twice in a row a
   const following = phones.filter((phone) => !phone.ended);
   await until(() => following.every((phone) => phone.current?.version === 2), "the four to hear the change");
   assert.equal(phones.filter((phone) => phone.ended).length, 1);
+  assert.deepEqual(
+    phones.map((phone) => phone.status).sort(),
+    ["failed", "live", "live", "live", "live"],
+  );
   for (const phone of following) phone.close();
 });
 

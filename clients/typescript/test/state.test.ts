@@ -280,19 +280,25 @@ describe("gameState: history and its end", () => {
     const superseded = () => eventStream([": end superseded\n\n"]);
     const fake = new FakeFetch(...read(1), superseded(), superseded());
     const sdk = new VaticanReportClient({ baseUrl: "http://t", token: "t", fetch: fake.fetch, sleep: fakeSleep().sleep });
-    const state = sdk.gameState("g1");
+    const told: string[] = [];
+    const state = sdk.gameState("g1", { onStatus: (status) => told.push(status) });
     const end = await state.end;
     assert.equal(end.reason, "superseded");
     assert.ok("error" in end && end.error instanceof SupersededError);
     await assert.rejects(state.done, SupersededError);
+    // follow()'s status, passed through: each stream opened, the first one's end retried.
+    assert.deepEqual(told, ["live", "reconnecting", "live", "failed"]);
+    assert.equal(state.status, "failed");
   });
 
   test("a game already gone at the first read ends the state too", async () => {
     const fake = new FakeFetch(problem(404, "not-found"));
     const sdk = new VaticanReportClient({ baseUrl: "http://t", token: "t", fetch: fake.fetch, sleep: fakeSleep().sleep });
     const state = sdk.gameState("g1");
+    assert.equal(state.status, "connecting");
     assert.equal((await state.end).reason, "deleted");
     await assert.rejects(state.ready);
+    assert.equal(state.status, "failed");
   });
 });
 
