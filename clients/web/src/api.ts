@@ -1,10 +1,5 @@
 // The service, its tokens on this device, and the live connection to a game.
-import {
-  VaticanReportClient,
-  isProblem,
-  type FetchLike,
-  type GameState,
-} from "@vatican-report/client";
+import { VaticanReportClient, isProblem, type GameState } from "@vatican-report/client";
 
 /** The service's root: this page's origin, or `?api=<url>` for a service on another origin
  * (which must list this page's origin in its CORS_ORIGINS). */
@@ -14,23 +9,6 @@ export function baseUrl(): string {
 }
 
 export type Connection = "connecting" | "live" | "reconnecting" | "failed" | "closed";
-
-/** Both the live stream and a long-poll go through this fetch: an answer from the service
- * means we are live (a 404 for the stream too: the SDK then long-polls), a failure to connect
- * or a 429/5xx means we are reconnecting. (The SDK retries by itself.) */
-function watchingFetch(onFollow: (ok: boolean) => void): FetchLike {
-  return async (input, init) => {
-    const following = /\/events\/stream(\?|$)|\/events\?.*\bwait=/.test(input);
-    try {
-      const response = await fetch(input, init);
-      if (following) onFollow(response.status < 500 && response.status !== 429);
-      return response;
-    } catch (error) {
-      if (following && !init.signal?.aborted) onFollow(false);
-      throw error;
-    }
-  };
-}
 
 export interface LiveGame {
   client: VaticanReportClient;
@@ -55,12 +33,14 @@ export async function openGame(
       onConnection(next, error);
     }
   };
-  const client = new VaticanReportClient({
-    baseUrl: baseUrl(),
-    token,
-    fetch: watchingFetch((ok) => set(ok ? "live" : "reconnecting")),
+  const client = new VaticanReportClient({ baseUrl: baseUrl(), token });
+  // Live once a stream is open or a long-poll answered (the SDK's status); reconnecting
+  // with the failure that made it so (its onError); closed or failed with its end.
+  const game = client.gameState(gameId, {
+    history: true,
+    onStatus: (status) => status === "live" && set("live"),
+    onError: (error) => set("reconnecting", error),
   });
-  const game = client.gameState(gameId, { history: true, onError: (error) => set("reconnecting", error) });
   void game.end.then((end) => set(end.reason === "failed" ? "failed" : "closed", "error" in end ? end.error : undefined));
   await game.ready;
   return { client, state: game, close: () => game.close() };
