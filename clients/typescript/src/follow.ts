@@ -146,25 +146,27 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     });
   };
 
+  /** Counts a stream or a long-poll the service ended, by the reason it gave (none: it
+   * did not end it). `superseded` once can be a dead connection of this seat's making room
+   * for a live one; twice in a row, the seat has more live followers than its bound, and
+   * reconnecting again would only end another device's follower: following stops. */
+  const countSuperseded = (reason: string | null | undefined): void => {
+    supersededInARow = reason === "superseded" ? supersededInARow + 1 : 0;
+    if (supersededInARow >= 2) throw new SupersededError();
+  };
+
   /** What to do once the service has ended a stream, by the reason it gave. */
   const streamEnded = async (reason: string | undefined): Promise<void> => {
-    supersededInARow = reason === "superseded" ? supersededInARow + 1 : 0;
+    countSuperseded(reason);
     switch (reason) {
       case "time-bound": // its time bound: nothing is wrong, resume at once
       case "token": // the seat's token was replaced or revoked: reconnecting hears the 401
       case "gone": // the game was deleted: reconnecting hears the 404
         failures = 0;
         return;
-      case "superseded":
-        // Once can be a dead connection of this seat's making room for a live one; twice
-        // in a row, the seat has more live followers than its bound, and reconnecting
-        // again would only end another device's stream.
-        if (supersededInARow >= 2) throw new SupersededError();
-        break;
-      default: // shutdown, behind, or a connection closed without a word
-        break;
+      default: // superseded once, shutdown, behind, or a connection closed without a word
+        await transient(new StreamEndedError(reason));
     }
-    await transient(new StreamEndedError(reason));
   };
 
   /** One connection to the stream: returns when it ends; false when it is not served. */
@@ -278,8 +280,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     }
     failures = 0;
     for (const event of page.events) await deliver(event);
-    supersededInARow = ended === "superseded" ? supersededInARow + 1 : 0;
-    if (supersededInARow >= 2) throw new SupersededError();
+    countSuperseded(ended);
     if (page.events.length === 0) {
       // A server that answers at once (no `wait` support, or a proxy) must not be hammered.
       const rest = (options.minPollIntervalMs ?? 1000) - (Date.now() - started);

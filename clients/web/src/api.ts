@@ -38,7 +38,9 @@ export async function openGame(
   // with the failure that made it so (its onError); closed or failed with its end.
   const game = client.gameState(gameId, {
     history: true,
-    onStatus: (status) => status === "live" && set("live"),
+    onStatus: (status) => {
+      if (status === "live") set("live");
+    },
     onError: (error) => set("reconnecting", error),
   });
   void game.end.then((end) => set(end.reason === "failed" ? "failed" : "closed", "error" in end ? end.error : undefined));
