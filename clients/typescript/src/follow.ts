@@ -19,7 +19,8 @@ export interface FollowOptions {
   mode?: "auto" | "stream" | "poll";
   /** Seconds a long-poll may wait for an event (0..30, default 25). */
   wait?: number;
-  /** The shortest time between two polls that brought nothing (default 1000 ms). */
+  /** The shortest time between two polls that brought nothing, and between the openings
+   * of two streams when the service ended the first at its time bound (default 1000 ms). */
   minPollIntervalMs?: number;
   /** A token for this follow only. */
   token?: string;
@@ -34,7 +35,8 @@ export interface FollowOptions {
  * or the last long-poll was answered), `reconnecting` (after a failure, until an answer
  * comes again), `closed` (`close()` or the signal) or `failed` (`done` rejected). A stream
  * the service ends at its time bound, or to say that the token or the game is gone, is
- * taken up again at once, with no `reconnecting` between. */
+ * taken up again at once (a time bound shorter than `minPollIntervalMs`, after the rest
+ * of it), with no `reconnecting` between. */
 export type FollowStatus = "connecting" | "live" | "reconnecting" | "closed" | "failed";
 
 /** A connection closed by the client because nothing came through it for too long. */
@@ -106,6 +108,14 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   let supersededInARow = 0;
   const idleMs = options.idleTimeoutMs ?? 60_000;
   const wait = options.wait ?? 25;
+  const minIntervalMs = options.minPollIntervalMs ?? 1000;
+  /** Waits what is left of the shortest interval since `started`: a server that ends every
+   * poll or stream at once (a proxy that does not wait, a time bound set far too short)
+   * must not be asked again in a loop. */
+  const spaceOut = async (started: number): Promise<void> => {
+    const rest = minIntervalMs - (Date.now() - started);
+    if (rest > 0) await transport.pause(rest, signal);
+  };
   let reconnectMs: number | undefined;
   let status: FollowStatus = "connecting";
   const setStatus = (next: FollowStatus): void => {
@@ -156,10 +166,13 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
   };
 
   /** What to do once the service has ended a stream, by the reason it gave. */
-  const streamEnded = async (reason: string | undefined): Promise<void> => {
+  const streamEnded = async (reason: string | undefined, started: number): Promise<void> => {
     countSuperseded(reason);
     switch (reason) {
       case "time-bound": // its time bound: nothing is wrong, resume at once
+        failures = 0;
+        await spaceOut(started);
+        return;
       case "token": // the seat's token was replaced or revoked: reconnecting hears the 401
       case "gone": // the game was deleted: reconnecting hears the 404
         failures = 0;
@@ -171,6 +184,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
 
   /** One connection to the stream: returns when it ends; false when it is not served. */
   const streamOnce = async (): Promise<boolean> => {
+    const started = Date.now();
     const headers = transport.headers(options.token, "text/event-stream");
     if (state.lastSeq > 0) headers.set("Last-Event-ID", String(state.lastSeq));
     const line = watch(signal, idleMs);
@@ -186,7 +200,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
       const type = response.headers.get("Content-Type") ?? "";
       if (response.ok && type.startsWith("text/event-stream") && response.body) {
         setStatus("live");
-        await readStream(response.body, line);
+        await readStream(response.body, line, started);
         return true;
       }
       return await notAStream(response);
@@ -208,7 +222,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     throw error;
   };
 
-  const readStream = async (body: ReadableStream<Uint8Array>, line: Watch): Promise<void> => {
+  const readStream = async (body: ReadableStream<Uint8Array>, line: Watch, started: number): Promise<void> => {
     let ended: string | undefined;
     const parser = new SseParser({
       onComment: (text) => {
@@ -242,7 +256,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
           parser.end();
           // The server closed the stream: resume where we are, at once or after a pause
           // by the reason it gave (none from a proxy's timeout).
-          await streamEnded(ended);
+          await streamEnded(ended, started);
           return;
         }
       }
@@ -281,11 +295,7 @@ export function follow(transport: Transport, gameId: string, options: FollowOpti
     failures = 0;
     for (const event of page.events) await deliver(event);
     countSuperseded(ended);
-    if (page.events.length === 0) {
-      // A server that answers at once (no `wait` support, or a proxy) must not be hammered.
-      const rest = (options.minPollIntervalMs ?? 1000) - (Date.now() - started);
-      if (rest > 0) await transport.pause(rest, signal);
-    }
+    if (page.events.length === 0) await spaceOut(started);
   };
 
   const run = async (): Promise<void> => {

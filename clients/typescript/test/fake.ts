@@ -69,12 +69,18 @@ export function problem(
 }
 
 /** An SSE answer that sends the chunks, then ends (or stays open until aborted with `open`). */
-export function eventStream(chunks: string[], { open = false, signal }: { open?: boolean; signal?: AbortSignal } = {}) {
+/** A stream of `chunks`: closed at once, after `closeAfterMs` of real time, or left `open`
+ * until `signal` aborts. */
+export function eventStream(
+  chunks: string[],
+  { open = false, signal, closeAfterMs }: { open?: boolean; signal?: AbortSignal; closeAfterMs?: number } = {},
+) {
   const bytes = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(bytes.encode(chunk));
-      if (!open) controller.close();
+      if (closeAfterMs !== undefined) setTimeout(() => controller.close(), closeAfterMs);
+      else if (!open) controller.close();
       else
         signal?.addEventListener("abort", () => controller.error(new DOMException("aborted", "AbortError")), {
           once: true,

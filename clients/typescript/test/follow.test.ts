@@ -249,15 +249,32 @@ test("a fetch that cannot stream a body (React Native) makes follow long-poll", 
 
 test("a stream ended at its time bound is resumed at once, with no error told", async () => {
   const fake = new FakeFetch(
-    eventStream(["retry: 2000\n\n", sseEvent(1), ": end time-bound\n\n"]),
+    eventStream(["retry: 2000\n\n", sseEvent(1), ": end time-bound\n\n"], { closeAfterMs: 60 }),
     eventStream([sseEvent(2)]),
   );
   const { sdk, waits } = setup(fake);
   const errors: unknown[] = [];
-  const { seen } = await collect(sdk, 2, undefined, { onError: (e: unknown) => errors.push(e) });
+  const options = { onError: (e: unknown) => errors.push(e), minPollIntervalMs: 30 };
+  const { seen } = await collect(sdk, 2, undefined, options);
   assert.deepEqual(seen, [1, 2]);
   assert.equal(fake.calls[1]?.headers.get("Last-Event-ID"), "1");
   assert.deepEqual(waits, []);
+  assert.deepEqual(errors, []);
+});
+
+test("streams ended at a time bound shorter than the shortest interval are spaced out", async () => {
+  const fake = new FakeFetch(
+    eventStream(["retry: 2000\n\n", sseEvent(1), ": end time-bound\n\n"]),
+    eventStream([sseEvent(2), ": end time-bound\n\n"]),
+    eventStream([sseEvent(3)]),
+  );
+  const { sdk, waits } = setup(fake);
+  const errors: unknown[] = [];
+  const { seen } = await collect(sdk, 3, undefined, { onError: (e: unknown) => errors.push(e) });
+  assert.deepEqual(seen, [1, 2, 3]);
+  // Not the 2 s retry: the rest of the default 1 s since each stream was opened.
+  assert.equal(waits.length, 2);
+  assert.ok(waits.every((ms) => ms > 900 && ms <= 1000), String(waits));
   assert.deepEqual(errors, []);
 });
 
