@@ -10,8 +10,12 @@ module's connection, which never waits:
 
 - ``busy_timeout = 0``: a lock held by another process, or by a thread of this one (the
   retention sweep), is refused at once. Before the request has committed anything, that
-  refusal is the port's ``WouldWait``: nothing was stored, and the admission runs the
-  request again on a request thread, where it waits for the lock within the usual bound.
+  refusal stored nothing, so the request is run again on the loop after a pause that
+  leaves the loop to other requests (``LOCK_PAUSES_S``): another worker of the same file
+  holds the lock for one change at a time, and a request thread waiting on it instead
+  would wait for the GIL behind this busy loop as well (bench/RESULTS.md). Still refused
+  after the last pause, it is the port's ``WouldWait``: the admission runs the request
+  again on a request thread, where it waits for the lock within the usual bound.
   After a write has committed (a request with several units of work that write), it is
   what a lock held too long is on a thread: a 503 with ``Retry-After``. A read before the
   write (a keyed change checks the token before its replay) stored nothing.
@@ -29,6 +33,7 @@ drops it (a new one is made next time); a use case's own refusal only rolls back
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -36,6 +41,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
+from prometheus_client import Counter
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
@@ -44,6 +50,16 @@ from app.persistence.errors import is_sqlite_busy
 from app.services.storage import WouldWait
 
 R = TypeVar("R")
+
+#: The pauses between a request's tries on the loop while the lock is held elsewhere: each
+#: a few of another worker's changes long, a few tens of milliseconds in all.
+LOCK_PAUSES_S = (0.0005, 0.001, 0.002, 0.004, 0.008, 0.016)
+
+LOCK_PAUSES = Counter(
+    "sqlite_lock_pauses_total",
+    "Pauses of a change on the event loop that found SQLite's write lock held elsewhere "
+    "(another worker, the retention sweep) and was tried again on the loop after it.",
+)
 
 
 class LoopRun:
@@ -72,8 +88,16 @@ class SqliteLoopWrites:
         self._connection: Connection | None = None
 
     async def run(self, work: Callable[[], R], game_id: str | None) -> R:
-        """What ``work`` answers, run on the loop (the storage port's ``WorkOnTheLoop``);
-        ``WouldWait`` when it would have waited before storing anything."""
+        """What ``work`` answers, run on the loop (the storage port's ``WorkOnTheLoop``),
+        again after each of ``LOCK_PAUSES_S`` while it finds the lock held before storing
+        anything; then ``WouldWait``."""
+        for pause in LOCK_PAUSES_S:
+            try:
+                with self.running():
+                    return work()
+            except WouldWait:
+                LOCK_PAUSES.inc()
+            await asyncio.sleep(pause)
         with self.running():
             return work()
 

@@ -1,8 +1,9 @@
 """On a SQLite file an admitted change runs on the event loop (app/api/platform/admission.py,
-app/persistence/sqlite_loop_writes.py): no request thread, unless the database's lock is
-held elsewhere, when it runs again on a thread, waits there, and the loop goes on serving
-meanwhile; a change with an Idempotency-Key too (its claim is in the change's transaction
-there). PostgreSQL's changes on the loop: test_pg_changes_on_the_loop.py."""
+app/persistence/sqlite_loop_writes.py): no request thread. While the database's lock is
+held elsewhere for a moment (another worker's change), it is tried again on the loop after
+short pauses; held longer, it runs again on a thread, waits there, and the loop goes on
+serving meanwhile; a change with an Idempotency-Key too (its claim is in the change's
+transaction there). PostgreSQL's changes on the loop: test_pg_changes_on_the_loop.py."""
 
 from __future__ import annotations
 
@@ -57,6 +58,30 @@ async def test_a_change_on_a_sqlite_file_runs_on_the_event_loop(
     assert threads and set(threads) == {threading.current_thread()}
     assert _reruns() == before
     assert (await game.read())["players"][0]["faith"] == 4
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_change_that_finds_the_lock_held_for_a_moment_is_stored_on_the_loop(
+    app: FastAPI, client: httpx.AsyncClient, threads: list[threading.Thread]
+) -> None:
+    game = await create_game(client)
+    threads.clear()
+    before = _reruns()
+    path = Path(str(make_url(app.state.db.url).database))
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        # Released by the loop itself while the change pauses (another worker's commit).
+        asyncio.get_running_loop().call_later(0.001, holder.rollback)
+        answer = await client.put(
+            f"{game.url}/players/p1/faith", json={"faith": 6}, headers=game.host()
+        )
+    finally:
+        holder.close()
+    assert answer.status_code == 200, answer.text
+    assert _reruns() == before  # never handed to a request thread
+    assert len(threads) >= 2 and set(threads) == {threading.current_thread()}
+    assert (await game.read())["players"][0]["faith"] == 6
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

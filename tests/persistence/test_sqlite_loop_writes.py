@@ -1,11 +1,13 @@
 """SQLite's units of work on the event loop (app/persistence/sqlite_loop_writes.py): within
 ``running()`` a unit of work takes the loop's connection and never waits there. A lock held
 elsewhere is refused at once, as ``WouldWait`` while the request has stored nothing and as
-a 503 once it has; a use case's refusal keeps the connection, a database error drops it,
-and no pooled connection is left with the loop's settings; the WAL stays bounded."""
+a 503 once it has; ``run`` tries a request again on the loop after short pauses, then
+refuses it; a use case's refusal keeps the connection, a database error drops it, and no
+pooled connection is left with the loop's settings; the WAL stays bounded."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -19,6 +21,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from app.main import create_app
+from app.persistence import sqlite_loop_writes
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.storage import StorageUnavailable, WouldWait
 from app.settings import Settings
@@ -139,6 +142,68 @@ def test_a_lock_held_elsewhere_is_would_wait_at_once_and_nothing_is_stored(
     with database.on_the_loop.running():  # the lock is free: the loop's connection works
         _insert(database, 2)
     assert _count(database) == 1
+
+
+def test_run_tries_again_on_the_loop_after_a_pause_while_the_lock_is_held_briefly(
+    database: Database,
+) -> None:
+    assert database.on_the_loop is not None
+    on_the_loop = database.on_the_loop
+    lock = _HeldLock(_path(database))
+    tries: list[threading.Thread] = []
+    pauses = sqlite_loop_writes.LOCK_PAUSES._value.get()
+
+    def work() -> str:
+        tries.append(threading.current_thread())
+        _insert(database, len(tries))
+        return "stored"
+
+    async def main() -> tuple[str, int]:
+        loop = asyncio.get_running_loop()
+        lock.__enter__()
+        # Another writer's change: released while this one pauses.
+        loop.call_later(0.002, lock.__exit__)
+        ticks = 0
+
+        async def ticking() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.create_task(ticking())
+        try:
+            return await on_the_loop.run(work, None), ticks
+        finally:
+            ticker.cancel()
+
+    stored, ticks = asyncio.run(main())
+    assert stored == "stored"
+    assert len(tries) >= 2 and set(tries) == {threading.current_thread()}
+    assert ticks > 0  # the loop ran other tasks during the pauses
+    assert sqlite_loop_writes.LOCK_PAUSES._value.get() == pauses + len(tries) - 1
+    assert _count(database) == 1  # the refused tries stored nothing
+
+
+def test_run_refuses_a_lock_still_held_after_its_pauses_and_stores_nothing(
+    database: Database,
+) -> None:
+    assert database.on_the_loop is not None
+    on_the_loop = database.on_the_loop
+    tries: list[int] = []
+
+    def work() -> None:
+        tries.append(1)
+        _insert(database, 1)
+
+    with _HeldLock(_path(database)):
+        started = time.monotonic()
+        with pytest.raises(WouldWait):
+            asyncio.run(on_the_loop.run(work, None))
+        waited = time.monotonic() - started
+    assert len(tries) == len(sqlite_loop_writes.LOCK_PAUSES_S) + 1
+    assert sum(sqlite_loop_writes.LOCK_PAUSES_S) <= waited < LOCK_MS / 1000 / 10
+    assert _count(database) == 0
 
 
 def test_after_a_commit_a_lock_held_elsewhere_is_a_503_at_once_not_would_wait(
