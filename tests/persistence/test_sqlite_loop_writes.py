@@ -25,6 +25,7 @@ from app.persistence import sqlite_loop_writes
 from app.persistence.db import Database, DatabaseTimeouts
 from app.services.storage import StorageUnavailable, WouldWait
 from app.settings import Settings
+from tests.support.loop_turns import LoopTurns
 
 # Long enough that a wait for it could not pass for a refusal at once.
 LOCK_MS = 3000
@@ -163,19 +164,9 @@ def test_run_tries_again_on_the_loop_after_a_pause_while_the_lock_is_held_briefl
         lock.__enter__()
         # Another writer's change: released while this one pauses.
         loop.call_later(0.002, lock.__exit__)
-        ticks = 0
-
-        async def ticking() -> None:
-            nonlocal ticks
-            while True:
-                ticks += 1
-                await asyncio.sleep(0)
-
-        ticker = asyncio.create_task(ticking())
-        try:
-            return await on_the_loop.run(work, None), ticks
-        finally:
-            ticker.cancel()
+        async with LoopTurns() as turns:
+            stored = await on_the_loop.run(work, None)
+        return stored, turns.count
 
     stored, ticks = asyncio.run(main())
     assert stored == "stored"

@@ -18,6 +18,7 @@ from app.persistence.db import Database, DatabaseTimeouts
 from app.persistence.sqlite_reads import SqliteLoopReads
 from app.services.storage import StorageUnavailable
 from tests.persistence.conftest import GameFactory, loop_reads, repository_reads, store
+from tests.support.loop_turns import LoopTurns
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -69,27 +70,18 @@ def test_sqlite_loop_read_that_would_wait_is_read_on_the_threadpool_within_the_l
     holder.execute("UPDATE games SET updated_at = updated_at")
 
     async def read_while_ticking() -> tuple[BaseException | None, int, float]:
-        ticks = 0
-
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                ticks += 1
-                await asyncio.sleep(0.01)
-
-        ticker = asyncio.create_task(tick())
         rows = _rows(database)
         started = time.monotonic()
         failure: BaseException | None = None
-        try:
-            await rows.document(game.id)
-        except StorageUnavailable as exc:
-            failure = exc
-        finally:
-            elapsed = time.monotonic() - started
-            ticker.cancel()
-            await rows.close()
-        return failure, ticks, elapsed
+        async with LoopTurns(0.01) as turns:
+            try:
+                await rows.document(game.id)
+            except StorageUnavailable as exc:
+                failure = exc
+            finally:
+                elapsed = time.monotonic() - started
+                await rows.close()
+        return failure, turns.count, elapsed
 
     try:
         failure, ticks, elapsed = asyncio.run(read_while_ticking())
