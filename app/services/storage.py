@@ -258,8 +258,9 @@ R = TypeVar("R")
 
 class WorkOnTheLoop(Protocol):
     """Where the store allows it, a request's storage work is run on the event loop and
-    never waits there: ``run`` raises ``WouldWait`` when it would have, before anything was
-    stored, and the request must run again on a thread. On a SQLite file every unit of
+    never blocks it: ``run`` raises ``WouldWait`` when it would have, before anything was
+    stored, and the request must run again on a thread (on SQLite only after a few short
+    pauses on the loop, each followed by another try). On a SQLite file every unit of
     work of the request is the loop's (``persistence/sqlite_loop_writes.py``); on
     PostgreSQL a change of the one game ``game_id`` names, read before and stored after
     the request's code (``persistence/pg_loop_changes.py``)."""
