@@ -26,17 +26,26 @@ from tests.api.conftest import create_game
 
 
 @contextmanager
-def held_write_lock(app: FastAPI, seconds: float) -> Iterator[None]:
-    """The database's write lock held by another connection for ``seconds``."""
+def held_write_lock(
+    app: FastAPI, seconds: float, *, released_by_the_loop: bool = False
+) -> Iterator[None]:
+    """The database's write lock held by another connection for ``seconds``: released by a
+    thread's timer, or ``released_by_the_loop`` (by the running event loop itself, as
+    another worker's commit comes while a change pauses there, with no thread to wake)."""
     path = Path(str(make_url(app.state.db.url).database))
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
-    timer = threading.Timer(seconds, holder.rollback)
-    timer.start()
+    timer = None
+    if released_by_the_loop:
+        asyncio.get_running_loop().call_later(seconds, holder.rollback)
+    else:
+        timer = threading.Timer(seconds, holder.rollback)
+        timer.start()
     try:
         yield
     finally:
-        timer.join()
+        if timer is not None:
+            timer.join()
         holder.close()
 
 
@@ -67,17 +76,10 @@ async def test_a_change_that_finds_the_lock_held_for_a_moment_is_stored_on_the_l
     game = await create_game(client)
     threads.clear()
     before = _reruns()
-    path = Path(str(make_url(app.state.db.url).database))
-    holder = sqlite3.connect(path, isolation_level=None)
-    try:
-        holder.execute("BEGIN IMMEDIATE")
-        # Released by the loop itself while the change pauses (another worker's commit).
-        asyncio.get_running_loop().call_later(0.001, holder.rollback)
+    with held_write_lock(app, seconds=0.001, released_by_the_loop=True):
         answer = await client.put(
             f"{game.url}/players/p1/faith", json={"faith": 6}, headers=game.host()
         )
-    finally:
-        holder.close()
     assert answer.status_code == 200, answer.text
     assert _reruns() == before  # never handed to a request thread
     assert len(threads) >= 2 and set(threads) == {threading.current_thread()}
